@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { createGeneratorSync } from "json-schema-faker";
 import { logger } from "#core/observability/index";
-import { Organizations } from "#core/organizations/index";
+import * as Organizations from "#core/organizations/index";
 import { seededRandom } from "#local/seeded-random";
 import { turnQuietHoursOff } from "#local/organizations";
 import { startLocalStack } from "#local/start";

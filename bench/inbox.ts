@@ -11,7 +11,7 @@ import { handler as listEvents } from "#functions/events/list";
 import { apiEvent } from "#tests/helpers/events";
 import { chromium } from "playwright-core";
 import { signUserToken } from "#core/auth/local-tokens";
-import { Users } from "#core/users/index";
+import * as Users from "#core/users/index";
 
 /** Conversations seeded (the issue's "inbox opens under 1 s with 10,000 conversations"); `BENCH_INBOX_CONVERSATIONS`. */
 const CONVERSATIONS = Number(process.env.BENCH_INBOX_CONVERSATIONS ?? 10_000);

@@ -3,7 +3,7 @@ import autocannon from "autocannon";
 import { systemActor } from "#core/auth/actor";
 import { db, tableName } from "#core/db/client";
 import { keys } from "#core/db/keys";
-import { Sources } from "#core/sources/index";
+import * as Sources from "#core/sources/index";
 import { newId } from "#core/shared/ids";
 import { percentile, printTable } from "#bench/measure";
 import type { BenchContext } from "#bench/run";

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { printTable } from "#bench/measure";
 import type { BenchContext } from "#bench/run";
-import { Billing } from "#core/billing/index";
+import * as Billing from "#core/billing/index";
 import { logger } from "#core/observability/index";
 import { watchSimulatedSends } from "#core/providers/simulator/adapter";
 

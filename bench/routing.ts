@@ -1,9 +1,9 @@
 import { systemActor } from "#core/auth/actor";
 import * as Leads from "#core/leads/index";
 import { startMeasuring, type Measurement } from "#core/observability/call-count";
-import { Routing } from "#core/routing/index";
-import { Sources } from "#core/sources/index";
-import { Users } from "#core/users/index";
+import * as Routing from "#core/routing/index";
+import * as Sources from "#core/sources/index";
+import * as Users from "#core/users/index";
 import { percentile, printTable } from "#bench/measure";
 import type { BenchContext } from "#bench/run";
 

@@ -17,7 +17,7 @@ import { webhooksBench } from "#bench/webhooks";
 import { routingBench } from "#bench/routing";
 import { inboxBench } from "#bench/inbox";
 import { logger } from "#core/observability/index";
-import { Organizations } from "#core/organizations/index";
+import * as Organizations from "#core/organizations/index";
 import { turnQuietHoursOff } from "#local/organizations";
 import { startLocalStack, type LocalStack } from "#local/start";
 

@@ -1,9 +1,9 @@
 import { percentile, printTable } from "#bench/measure";
 import type { BenchContext } from "#bench/run";
 import { recordEvent } from "#core/events/index";
-import { Organizations } from "#core/organizations/index";
+import * as Organizations from "#core/organizations/index";
 import { systemActor } from "#core/auth/actor";
-import { WebhookEndpoints } from "#core/webhooks/endpoints";
+import * as WebhookEndpoints from "#core/webhooks/endpoints";
 import { seededRandom } from "#local/seeded-random";
 import { startReceiver, verified, type Receiver, type ReceivedDelivery } from "#tests/helpers/webhooks";
 

@@ -1,12 +1,13 @@
 import { parseArgs } from "node:util";
 import { roleNamed, roles, type Role } from "#core/auth/actor";
-import { Users } from "#core/users/index";
+import * as Users from "#core/users/index";
 import { signUserToken } from "#core/auth/local-tokens";
-import { Billing, type PriceOverrides } from "#core/billing/index";
-import { BillingHistory } from "#core/billing/history";
+import * as Billing from "#core/billing/index";
+import { type PriceOverrides } from "#core/billing/index";
+import * as BillingHistory from "#core/billing/history";
 import { paymentsToReview } from "#core/billing/payment-records";
 import { ValidationError } from "#core/errors";
-import { Organizations } from "#core/organizations/index";
+import * as Organizations from "#core/organizations/index";
 import { backfillListIndexes } from "#core/db/backfill-list-indexes";
 import { migrateKeys } from "#core/db/migrate-keys";
 import { lastScheduleRuns } from "#core/maintenance/schedule-runs";

@@ -26,7 +26,7 @@ const linked = process.env[`SST_RESOURCE_${table.name}`];
 process.env[environmentNames.tableName] ??= linked ? (JSON.parse(linked) as { name: string }).name : undefined;
 if (!process.env[environmentNames.tableName])
   throw new Error("No table: run under `npx sst shell --stage NAME`, or set TABLE_NAME");
-const { Organizations } = await import("#core/organizations/index");
+const Organizations = await import("#core/organizations/index");
 
 async function call(
   method: string,

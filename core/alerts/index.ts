@@ -4,13 +4,13 @@ import { DomainError } from "#core/errors";
 import * as LeadReads from "#core/leads/reads";
 import { leadLabel } from "#core/leads/assignment";
 import { sendMail } from "#core/mail/index";
-import { Conversations } from "#core/messaging/conversations";
+import * as Conversations from "#core/messaging/conversations";
 import * as Messages from "#core/messaging/messages";
 import { logger } from "#core/observability/index";
 import { reachableAgent } from "#core/routing/reachable";
 import { derivedId } from "#core/shared/ids";
 import { parsePhone } from "#core/shared/phone";
-import { Suppressions } from "#core/suppressions/index";
+import * as Suppressions from "#core/suppressions/index";
 import type { AlertChannel, AlertPreferences } from "#core/users/schemas";
 
 /**
@@ -52,14 +52,12 @@ interface Alert {
   mail: { subject: string; text: string };
 }
 
-export const AgentAlerts = {
-  /** Tells the users an event concerns, if it alerts and they want to be told; what went out, by user, for the log. */
-  async fromEvent(organizationId: string, event: AlertEvent): Promise<AlertChannel[]> {
-    const alerts = await alertsFor(organizationId, event);
-    const sent = await Promise.all(alerts.map((alert) => tell(organizationId, event, alert)));
-    return sent.flat();
-  },
-};
+/** Tells the users an event concerns, if it alerts and they want to be told; what went out, by user, for the log. */
+export async function fromEvent(organizationId: string, event: AlertEvent): Promise<AlertChannel[]> {
+  const alerts = await alertsFor(organizationId, event);
+  const sent = await Promise.all(alerts.map((alert) => tell(organizationId, event, alert)));
+  return sent.flat();
+}
 
 async function tell(organizationId: string, event: AlertEvent, alert: Alert): Promise<AlertChannel[]> {
   const recipient = await reachableAgent(organizationId, alert.userId);

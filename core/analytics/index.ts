@@ -54,36 +54,40 @@ export async function analyticsSummary(actor: Actor, input: { days: number }): P
 }
 
 /** Customer analytics of the caller's organization (endpoints 3 and 4, the A2A summary). */
-export const Analytics = {
-  report: analyticsReport,
-  summary: analyticsSummary,
 
-  /**
-   * `GET /analytics/my/export`: one RFC 4180 row per trend bucket (same buckets,
-   * cohort and definitions as the report), then one per agent of the leaderboard,
-   * header first, CRLF line ends.
-   */
-  async exportCsv(actor: Actor, query: AnalyticsQuery, now: number = Date.now()): Promise<AnalyticsExport> {
-    const range = resolveRange(query, now);
-    const { buckets, agents } = await exportRows(actor.organizationId, range, now);
-    // After the buckets, one row per agent over the whole window (the leaderboard); its agent columns say so.
-    const agentRows = agents.map((agent) => ({
-      startAt: new Date(range.start).toISOString(),
-      endAt: new Date(range.end).toISOString(),
-      label: `Agent: ${agent.name ?? agent.userId}`,
-      ...agent,
-      agentUserId: agent.userId,
-      agentName: agent.name,
-    }));
-    const rows: Partial<Record<(typeof exportColumns)[number], unknown>>[] = [...buckets, ...agentRows];
-    const csv = stringify(
-      rows.map((row) => exportColumns.map((column) => row[column] ?? "")),
-      { header: true, columns: [...exportColumns], record_delimiter: "windows" },
-    );
-    const day = (t: number) => new Date(t).toISOString().slice(0, 10);
-    return { fileName: `analytics-${day(range.start)}-to-${day(range.end)}.csv`, csv };
-  },
+export { analyticsReport as report };
 
-  /** Counts recorded events into the rollups, each once (the stream aggregator; a replay adds nothing). */
-  countRecordedEvents,
-};
+export { analyticsSummary as summary };
+
+/**
+ * `GET /analytics/my/export`: one RFC 4180 row per trend bucket (same buckets,
+ * cohort and definitions as the report), then one per agent of the leaderboard,
+ * header first, CRLF line ends.
+ */
+export async function exportCsv(
+  actor: Actor,
+  query: AnalyticsQuery,
+  now: number = Date.now(),
+): Promise<AnalyticsExport> {
+  const range = resolveRange(query, now);
+  const { buckets, agents } = await exportRows(actor.organizationId, range, now);
+  // After the buckets, one row per agent over the whole window (the leaderboard); its agent columns say so.
+  const agentRows = agents.map((agent) => ({
+    startAt: new Date(range.start).toISOString(),
+    endAt: new Date(range.end).toISOString(),
+    label: `Agent: ${agent.name ?? agent.userId}`,
+    ...agent,
+    agentUserId: agent.userId,
+    agentName: agent.name,
+  }));
+  const rows: Partial<Record<(typeof exportColumns)[number], unknown>>[] = [...buckets, ...agentRows];
+  const csv = stringify(
+    rows.map((row) => exportColumns.map((column) => row[column] ?? "")),
+    { header: true, columns: [...exportColumns], record_delimiter: "windows" },
+  );
+  const day = (t: number) => new Date(t).toISOString().slice(0, 10);
+  return { fileName: `analytics-${day(range.start)}-to-${day(range.end)}.csv`, csv };
+}
+
+/** Counts recorded events into the rollups, each once (the stream aggregator; a replay adds nothing). */
+export { countRecordedEvents };

@@ -1,5 +1,6 @@
 import { decodeTime } from "ulid";
-import { type EventRecord, Events } from "#core/events/index";
+import * as Events from "#core/events/index";
+import { type EventRecord } from "#core/events/index";
 import { queryAll } from "#core/db/query";
 import type { KeyRange } from "#core/db/entity";
 import { AnalyticsHistogramEntity, AnalyticsLeadEntity, AnalyticsRollupEntity } from "#core/db/entities/analytics";

@@ -1,12 +1,13 @@
 import { type AnalyticsReport } from "#core/analytics/report-schema";
-import { UnreadConversations } from "#core/messaging/unread";
+import * as UnreadConversations from "#core/messaging/unread";
 import { phoneNumberSummary } from "#core/messaging/phone-number-count";
 import { sourceNames } from "#core/sources/names";
 import { automationSummaries, type AutomationSummary } from "#core/automations/summaries";
 import { table } from "#core/db/items";
 import type { Actor } from "#core/auth/actor";
 import * as WebhookEndpoints from "#core/webhooks/endpoints";
-import { Billing, type Wallet } from "#core/billing/index";
+import * as Billing from "#core/billing/index";
+import { type Wallet } from "#core/billing/index";
 import { keys } from "#core/db/keys";
 import * as Money from "#core/shared/money";
 import { counter, fromUnits, missedThresholdMinutes, noSource, type Counters } from "#core/analytics/counters";

@@ -74,69 +74,68 @@ export const ListAuditLogSchema = listQuerySchema(listResource);
 const maxCommitRounds = 5;
 
 /** The organization's audit log: who changed what, when and from where. */
-export const Audit = {
-  /** The put of an entry, to commit inside the transaction of the change it records. */
-  entry(actor: Actor, change: AuditChange): TransactItem {
-    return { Put: { Item: auditItem(actor, change) } };
-  },
 
-  /**
-   * Commits a change and its entry in one transaction, so neither is ever stored without the other (issue 25).
-   * `attempt` reads the resource (the entry's "before"), adds the change's writes to `tx` as the part `change`,
-   * conditioned on the resource being as read (`unchangedSince`), and answers the entry and the result; with no
-   * write or no change (a retried create finding what it stored) the result is answered as is, with no entry. When another change
-   * got in between, the part's condition fails and the attempt runs again on what is stored now: concurrent
-   * changes all land, as before, each with an entry that tells the truth. `conflict`: the error to answer instead
-   * (a change that must not be made over another one, such as a key rotation).
-   */
-  async commit<T>(
-    actor: Actor,
-    attempt: (tx: Transaction) => Promise<{ change?: AuditChange; result: T }>,
-    options: { conflict?: () => Error } = {},
-  ): Promise<T> {
-    for (let round = 1; ; round++) {
-      const tx = new Transaction();
-      const { change, result } = await attempt(tx);
-      if (!change || tx.items.length === 0) return result;
-      tx.include("audit", Audit.entry(actor, change));
-      try {
-        await transact(tx);
-        return result;
-      } catch (error) {
-        if (!(error instanceof TransactionConditionFailed) || !error.failed("change")) throw error;
-        if (options.conflict) throw options.conflict();
-        if (round >= maxCommitRounds)
-          throw new ConflictError(`The ${change.resourceType} kept changing while this change was made; retry.`);
-      }
+/** The put of an entry, to commit inside the transaction of the change it records. */
+export function entry(actor: Actor, change: AuditChange): TransactItem {
+  return { Put: { Item: auditItem(actor, change) } };
+}
+
+/**
+ * Commits a change and its entry in one transaction, so neither is ever stored without the other (issue 25).
+ * `attempt` reads the resource (the entry's "before"), adds the change's writes to `tx` as the part `change`,
+ * conditioned on the resource being as read (`unchangedSince`), and answers the entry and the result; with no
+ * write or no change (a retried create finding what it stored) the result is answered as is, with no entry. When another change
+ * got in between, the part's condition fails and the attempt runs again on what is stored now: concurrent
+ * changes all land, as before, each with an entry that tells the truth. `conflict`: the error to answer instead
+ * (a change that must not be made over another one, such as a key rotation).
+ */
+export async function commit<T>(
+  actor: Actor,
+  attempt: (tx: Transaction) => Promise<{ change?: AuditChange; result: T }>,
+  options: { conflict?: () => Error } = {},
+): Promise<T> {
+  for (let round = 1; ; round++) {
+    const tx = new Transaction();
+    const { change, result } = await attempt(tx);
+    if (!change || tx.items.length === 0) return result;
+    tx.include("audit", entry(actor, change));
+    try {
+      await transact(tx);
+      return result;
+    } catch (error) {
+      if (!(error instanceof TransactionConditionFailed) || !error.failed("change")) throw error;
+      if (options.conflict) throw options.conflict();
+      if (round >= maxCommitRounds)
+        throw new ConflictError(`The ${change.resourceType} kept changing while this change was made; retry.`);
     }
-  },
+  }
+}
 
-  /**
-   * The condition that a resource read for an audited change is still as read: every audited change sets its
-   * `modifiedAt`, so an item whose `modifiedAt` is the one read has not changed since (none read: still absent).
-   */
-  unchangedSince(read: Record<string, unknown> | undefined): Condition {
-    if (!read) return where.new();
-    return read.modifiedAt == null
-      ? where.all(where.stored(), where.absentOrNull("modifiedAt"))
-      : where.equals("modifiedAt", read.modifiedAt);
-  },
+/**
+ * The condition that a resource read for an audited change is still as read: every audited change sets its
+ * `modifiedAt`, so an item whose `modifiedAt` is the one read has not changed since (none read: still absent).
+ */
+export function unchangedSince(read: Record<string, unknown> | undefined): Condition {
+  if (!read) return where.new();
+  return read.modifiedAt == null
+    ? where.all(where.stored(), where.absentOrNull("modifiedAt"))
+    : where.equals("modifiedAt", read.modifiedAt);
+}
 
-  /**
-   * Records a change written on its own (after a single conditional write). `entryId`: the entry's fixed id (a ULID:
-   * the key order stays the time order), written once whoever records it again.
-   */
-  async record(actor: Actor, change: AuditChange, options: { entryId?: string } = {}): Promise<void> {
-    const Item = auditItem(actor, change, options.entryId);
-    if (!options.entryId) await table.put({ Item });
-    else await putIfNew(Item);
-  },
+/**
+ * Records a change written on its own (after a single conditional write). `entryId`: the entry's fixed id (a ULID:
+ * the key order stays the time order), written once whoever records it again.
+ */
+export async function record(actor: Actor, change: AuditChange, options: { entryId?: string } = {}): Promise<void> {
+  const Item = auditItem(actor, change, options.entryId);
+  if (!options.entryId) await table.put({ Item });
+  else await putIfNew(Item);
+}
 
-  /** `POST /audit-log/all/my`: newest first by default. */
-  list(actor: Actor, query: PagingQuery): Promise<Page<AuditEntry>> {
-    return listPage(listResource, actor.organizationId, query);
-  },
-};
+/** `POST /audit-log/all/my`: newest first by default. */
+export function list(actor: Actor, query: PagingQuery): Promise<Page<AuditEntry>> {
+  return listPage(listResource, actor.organizationId, query);
+}
 
 /** The fields that differ between before and after, credentials redacted. */
 export function changedFields(before: Record<string, unknown> = {}, after: Record<string, unknown> = {}) {

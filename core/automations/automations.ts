@@ -5,7 +5,7 @@
  */
 import { keepStoredCredentials, redactActions, visibleTo } from "#core/automations/secrets";
 import { AutomationDisabled } from "#core/automations/runs/queue";
-import { Audit } from "#core/audit/index";
+import * as Audit from "#core/audit/index";
 import { AutomationEntity } from "#core/db/entities/automations";
 import { where } from "#core/db/expression";
 import { actorId, type Actor } from "#core/auth/actor";
@@ -15,8 +15,8 @@ import { listPage } from "#core/db/list";
 import { privateTargetRefusal } from "#core/automations/runs/egress";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
 import { triggerIndexWrites, versionWrite } from "#core/automations/runs/trigger-index";
-import { Organizations } from "#core/organizations/index";
-import { UserLookups } from "#core/users/lookups";
+import * as Organizations from "#core/organizations/index";
+import * as UserLookups from "#core/users/lookups";
 import { publish } from "#core/queue/messages";
 import type { Page, PagingQuery } from "#core/shared/paging";
 import { listResource, toAutomation, type Automation } from "#core/automations/index";

@@ -1,8 +1,8 @@
 import { PhoneNumberFeeEntity } from "#core/db/entities/billing";
 import { where } from "#core/db/expression";
 import { part } from "#core/db/transact";
+import * as Billing from "#core/billing/index";
 import {
-  Billing,
   billingMonth,
   phoneNumberFee,
   TransactionConditionFailed,
@@ -31,42 +31,40 @@ export interface BilledNumber {
 /** `entry` is absent when the fee was charged already, or is zero (a free number: only the marker is written). */
 export type FeeOutcome = { charged: boolean; entry?: LedgerEntry };
 
-export const PhoneNumberFees = {
-  /**
-   * The writes that charge a number being added for the rest of its first
-   * month, to commit in the transaction that stores it. The wallet must cover
-   * it: when the commit's wallet item fails, answer `refusal()` (402).
-   */
-  async firstMonth(
-    organizationId: string,
-    number: BilledNumber,
-    createdBy: string,
-  ): Promise<{ items: TransactItem[]; fee: string; refusal: () => Promise<Error> }> {
-    const plan = await feeItems(organizationId, number, billingMonth(new Date(number.createdAt)), {
-      mustCover: true,
-      createdBy,
-    });
-    return { items: plan.items, fee: plan.fee, refusal: () => Billing.refusal(organizationId, plan.fee) };
-  },
+/**
+ * The writes that charge a number being added for the rest of its first
+ * month, to commit in the transaction that stores it. The wallet must cover
+ * it: when the commit's wallet item fails, answer `refusal()` (402).
+ */
+export async function firstMonth(
+  organizationId: string,
+  number: BilledNumber,
+  createdBy: string,
+): Promise<{ items: TransactItem[]; fee: string; refusal: () => Promise<Error> }> {
+  const plan = await feeItems(organizationId, number, billingMonth(new Date(number.createdAt)), {
+    mustCover: true,
+    createdBy,
+  });
+  return { items: plan.items, fee: plan.fee, refusal: () => Billing.refusal(organizationId, plan.fee) };
+}
 
-  /**
-   * Charges one number's fee for `month` unless it was charged already. It is
-   * owed whatever the wallet holds: taken in full, even below the floor (see
-   * `Billing.chargeItems`).
-   */
-  async charge(organizationId: string, number: BilledNumber, month: string): Promise<FeeOutcome> {
-    if (await isCharged(organizationId, number.id, month)) return { charged: false };
-    const plan = await feeItems(organizationId, number, month, { mustCover: false, createdBy: "system" });
-    try {
-      await Billing.commit(plan.items);
-      return { charged: true, ...(plan.entry ? { entry: plan.entry } : {}) };
-    } catch (error) {
-      // A concurrent run put the marker first.
-      if (error instanceof TransactionConditionFailed && error.failed("fee")) return { charged: false };
-      throw error;
-    }
-  },
-};
+/**
+ * Charges one number's fee for `month` unless it was charged already. It is
+ * owed whatever the wallet holds: taken in full, even below the floor (see
+ * `Billing.chargeItems`).
+ */
+export async function charge(organizationId: string, number: BilledNumber, month: string): Promise<FeeOutcome> {
+  if (await isCharged(organizationId, number.id, month)) return { charged: false };
+  const plan = await feeItems(organizationId, number, month, { mustCover: false, createdBy: "system" });
+  try {
+    await Billing.commit(plan.items);
+    return { charged: true, ...(plan.entry ? { entry: plan.entry } : {}) };
+  } catch (error) {
+    // A concurrent run put the marker first.
+    if (error instanceof TransactionConditionFailed && error.failed("fee")) return { charged: false };
+    throw error;
+  }
+}
 
 /** The marker (first item: its condition makes the charge happen once), then the wallet change and the ledger entry of a non-zero fee. */
 async function feeItems(

@@ -2,7 +2,8 @@
 import * as v from "valibot";
 import { reconcileSuspension } from "#core/billing/payment-reversals";
 import { type PaymentEventOutcome } from "#core/billing/payments";
-import { Billing, fromUnits, toUnits } from "#core/billing/index";
+import * as Billing from "#core/billing/index";
+import { fromUnits, toUnits } from "#core/billing/index";
 import { fromMinorUnits, stripe, type Stripe } from "#core/billing/stripe";
 import { PaymentEntity, PaymentReviewEntity, TopUpEntity } from "#core/db/entities/billing";
 import { where } from "#core/db/expression";

@@ -1,7 +1,8 @@
 /** Money the payment provider takes back (refunds, disputes) and the wallet suspension that follows it. */
 import { type PaymentEventOutcome } from "#core/billing/payments";
 import { type PaidPayment } from "#core/billing/payment-records";
-import { Billing, BALANCE_FLOOR, fromUnits, toUnits } from "#core/billing/index";
+import * as Billing from "#core/billing/index";
+import { BALANCE_FLOOR, fromUnits, toUnits } from "#core/billing/index";
 import { fromMinorUnits, type Stripe } from "#core/billing/stripe";
 import { gatherShards } from "#core/billing/wallet-shards";
 import { conditionally, table } from "#core/db/items";

@@ -12,7 +12,8 @@ import {
   paymentOf,
 } from "#core/billing/payment-records";
 import { actorId, type Actor } from "#core/auth/actor";
-import { Billing, MAX_TOP_UP, toUnits } from "#core/billing/index";
+import * as Billing from "#core/billing/index";
+import { MAX_TOP_UP, toUnits } from "#core/billing/index";
 import { stripe, toMinorUnits, verifiedEvent, type Stripe } from "#core/billing/stripe";
 import { config } from "#core/config";
 import { table } from "#core/db/items";
@@ -87,130 +88,123 @@ function sessionRefused(): PaymentProviderUnavailableError {
 
 export type PaymentEventOutcome = "credited" | "recorded" | "ignored";
 
-export const Payments = {
-  /**
-   * `POST /billing/wallet/top-ups`: a pending top-up and its Checkout Session.
-   * The top-up is stored before the session is created, so a paid session
-   * always finds it; the provider call carries the top-up id as its
-   * Idempotency-Key, so the library's retries create one session.
-   *
-   * `topUpId`: the id fixed by the request's Idempotency-Key. A retry after the first request died finds its top-up:
-   * answered as it is once it has its session, else its session is created (the same one at Stripe, whose key is the
-   * top-up id) and recorded; so one key makes one top-up and one payment page.
-   */
-  async startTopUp(actor: Actor, input: StartTopUp, options: { topUpId?: string } = {}): Promise<TopUp> {
-    const organizationId = actor.organizationId;
-    const client = await stripe();
-    const id = options.topUpId ?? newId();
-    const earlier = options.topUpId ? await storedTopUp(organizationId, id) : undefined;
-    if (earlier?.status === "Failed") throw sessionRefused();
-    if (earlier?.checkoutSessionId) return toTopUp(id, earlier);
-    const stored: StoredTopUp = earlier ?? {
-      amountUnits: toUnits(input.amount),
-      currency: (await Billing.wallet(organizationId)).currency,
-      status: "Pending",
-      createdBy: actorId(actor),
-      createdAt: nowIso(),
-    };
-    const { currency } = stored;
-    if (!earlier)
-      await table.put(TopUpEntity.putAt({ organizationId, topUpId: id }, { ...stored }, { condition: where.new() }));
-    const back = `${config.publicBaseUrl.replace(/\/$/, "")}/app/?topUp=${id}`;
-    const metadata = { organizationId, topUpId: id };
-    let session: Stripe.Checkout.Session;
-    try {
-      session = await client.checkout.sessions.create(
-        {
-          mode: "payment",
-          line_items: [
-            {
-              quantity: 1,
-              price_data: {
-                currency: currency.toLowerCase(),
-                unit_amount: toMinorUnits(input.amount),
-                product_data: { name: "Wallet top-up" },
-              },
+/**
+ * `POST /billing/wallet/top-ups`: a pending top-up and its Checkout Session.
+ * The top-up is stored before the session is created, so a paid session
+ * always finds it; the provider call carries the top-up id as its
+ * Idempotency-Key, so the library's retries create one session.
+ *
+ * `topUpId`: the id fixed by the request's Idempotency-Key. A retry after the first request died finds its top-up:
+ * answered as it is once it has its session, else its session is created (the same one at Stripe, whose key is the
+ * top-up id) and recorded; so one key makes one top-up and one payment page.
+ */
+export async function startTopUp(actor: Actor, input: StartTopUp, options: { topUpId?: string } = {}): Promise<TopUp> {
+  const organizationId = actor.organizationId;
+  const client = await stripe();
+  const id = options.topUpId ?? newId();
+  const earlier = options.topUpId ? await storedTopUp(organizationId, id) : undefined;
+  if (earlier?.status === "Failed") throw sessionRefused();
+  if (earlier?.checkoutSessionId) return toTopUp(id, earlier);
+  const stored: StoredTopUp = earlier ?? {
+    amountUnits: toUnits(input.amount),
+    currency: (await Billing.wallet(organizationId)).currency,
+    status: "Pending",
+    createdBy: actorId(actor),
+    createdAt: nowIso(),
+  };
+  const { currency } = stored;
+  if (!earlier)
+    await table.put(TopUpEntity.putAt({ organizationId, topUpId: id }, { ...stored }, { condition: where.new() }));
+  const back = `${config.publicBaseUrl.replace(/\/$/, "")}/app/?topUp=${id}`;
+  const metadata = { organizationId, topUpId: id };
+  let session: Stripe.Checkout.Session;
+  try {
+    session = await client.checkout.sessions.create(
+      {
+        mode: "payment",
+        line_items: [
+          {
+            quantity: 1,
+            price_data: {
+              currency: currency.toLowerCase(),
+              unit_amount: toMinorUnits(input.amount),
+              product_data: { name: "Wallet top-up" },
             },
-          ],
-          client_reference_id: organizationId,
-          metadata,
-          payment_intent_data: { metadata },
-          success_url: input.successUrl ?? back,
-          cancel_url: input.cancelUrl ?? back,
-        },
-        { idempotencyKey: `top-up-${id}` },
-      );
-    } catch (error) {
-      logger.warn("Stripe refused or could not be reached creating a Checkout Session", { error, topUpId: id });
-      await setTopUp(organizationId, id, { status: "Failed", completedAt: nowIso() });
-      throw sessionRefused();
-    }
-    const payable = { checkoutSessionId: session.id, checkoutUrl: session.url ?? undefined };
-    await setTopUp(organizationId, id, payable);
-    return toTopUp(id, { ...stored, ...payable });
-  },
+          },
+        ],
+        client_reference_id: organizationId,
+        metadata,
+        payment_intent_data: { metadata },
+        success_url: input.successUrl ?? back,
+        cancel_url: input.cancelUrl ?? back,
+      },
+      { idempotencyKey: `top-up-${id}` },
+    );
+  } catch (error) {
+    logger.warn("Stripe refused or could not be reached creating a Checkout Session", { error, topUpId: id });
+    await setTopUp(organizationId, id, { status: "Failed", completedAt: nowIso() });
+    throw sessionRefused();
+  }
+  const payable = { checkoutSessionId: session.id, checkoutUrl: session.url ?? undefined };
+  await setTopUp(organizationId, id, payable);
+  return toTopUp(id, { ...stored, ...payable });
+}
 
-  /** `GET /billing/wallet/top-ups/{topUpId}`. */
-  async topUp(actor: Actor, topUpId: string): Promise<TopUp> {
-    return readTopUp(actor.organizationId, topUpId);
-  },
+/** `GET /billing/wallet/top-ups/{topUpId}`. */
+export async function topUp(actor: Actor, topUpId: string): Promise<TopUp> {
+  return readTopUp(actor.organizationId, topUpId);
+}
 
-  /**
-   * `POST /webhooks/payments/stripe`: applies one signed Stripe event. Every
-   * event may come more than once and in any order; each changes the wallet at
-   * most once. Events about payments this API did not start are ignored.
-   */
-  async receiveStripeEvent(payload: string, signature: string | undefined): Promise<PaymentEventOutcome> {
-    const event = await verifiedEvent(payload, signature);
-    if (!event)
-      throw new ValidationError(
-        "The Stripe-Signature header does not verify against this endpoint's signing secret.",
-        [],
+/**
+ * `POST /webhooks/payments/stripe`: applies one signed Stripe event. Every
+ * event may come more than once and in any order; each changes the wallet at
+ * most once. Events about payments this API did not start are ignored.
+ */
+export async function receiveStripeEvent(payload: string, signature: string | undefined): Promise<PaymentEventOutcome> {
+  const event = await verifiedEvent(payload, signature);
+  if (!event)
+    throw new ValidationError(
+      "The Stripe-Signature header does not verify against this endpoint's signing secret.",
+      [],
+    );
+  switch (event.type) {
+    case "checkout.session.completed":
+    case "checkout.session.async_payment_succeeded": {
+      const session = event.data.object;
+      // A delayed method (bank debit) completes the session unpaid; its async_payment_succeeded follows.
+      if (session.payment_status !== "paid") return "ignored";
+      const paymentId =
+        typeof session.payment_intent === "string"
+          ? session.payment_intent
+          : (session.payment_intent?.id ?? session.id);
+      return creditPayment(
+        paidPayment(session.metadata, paymentId, session.amount_total, session.currency, session.id),
       );
-    switch (event.type) {
-      case "checkout.session.completed":
-      case "checkout.session.async_payment_succeeded": {
-        const session = event.data.object;
-        // A delayed method (bank debit) completes the session unpaid; its async_payment_succeeded follows.
-        if (session.payment_status !== "paid") return "ignored";
-        const paymentId =
-          typeof session.payment_intent === "string"
-            ? session.payment_intent
-            : (session.payment_intent?.id ?? session.id);
-        return creditPayment(
-          paidPayment(session.metadata, paymentId, session.amount_total, session.currency, session.id),
-        );
-      }
-      case "payment_intent.succeeded": {
-        const intent = event.data.object;
-        return creditPayment(paidPayment(intent.metadata, intent.id, intent.amount_received, intent.currency));
-      }
-      case "checkout.session.expired": {
-        const { organizationId, topUpId } = event.data.object.metadata ?? {};
-        if (!organizationId || !topUpId) return "ignored";
-        const expired = await setTopUp(
-          organizationId,
-          topUpId,
-          { status: "Expired", completedAt: nowIso() },
-          "Pending",
-        );
-        return expired ? "recorded" : "ignored";
-      }
-      case "charge.refunded": {
-        const charge = event.data.object;
-        const payment = await paymentOf(charge.payment_intent);
-        if (!payment) return "ignored";
-        return refund(payment, charge.amount_refunded, charge.id);
-      }
-      case "charge.dispute.created":
-      case "charge.dispute.closed": {
-        const dispute = event.data.object;
-        const payment = await paymentOf(dispute.payment_intent);
-        if (!payment) return "ignored";
-        return applyDispute(payment, dispute);
-      }
-      default:
-        return "ignored";
     }
-  },
-};
+    case "payment_intent.succeeded": {
+      const intent = event.data.object;
+      return creditPayment(paidPayment(intent.metadata, intent.id, intent.amount_received, intent.currency));
+    }
+    case "checkout.session.expired": {
+      const { organizationId, topUpId } = event.data.object.metadata ?? {};
+      if (!organizationId || !topUpId) return "ignored";
+      const expired = await setTopUp(organizationId, topUpId, { status: "Expired", completedAt: nowIso() }, "Pending");
+      return expired ? "recorded" : "ignored";
+    }
+    case "charge.refunded": {
+      const charge = event.data.object;
+      const payment = await paymentOf(charge.payment_intent);
+      if (!payment) return "ignored";
+      return refund(payment, charge.amount_refunded, charge.id);
+    }
+    case "charge.dispute.created":
+    case "charge.dispute.closed": {
+      const dispute = event.data.object;
+      const payment = await paymentOf(dispute.payment_intent);
+      if (!payment) return "ignored";
+      return applyDispute(payment, dispute);
+    }
+    default:
+      return "ignored";
+  }
+}

@@ -1,5 +1,5 @@
+import * as Billing from "#core/billing/index";
 import {
-  Billing,
   callReservation,
   TransactionConditionFailed,
   WalletRefusedError,
@@ -11,13 +11,13 @@ import { applyStatus, callDeadline, WALLET_REFUSALS } from "#core/calls/lifecycl
 import type { Call } from "#core/calls/model";
 import { assigneePhone, callWebhookUrl, emptyCall } from "#core/calls/placement";
 import { callIdOfProvider, callWrites, dueEntry, readCall, toCall, updateCall } from "#core/calls/store";
-import { Twiml } from "#core/calls/twiml";
+import * as Twiml from "#core/calls/twiml";
 import { ProviderCallEntity } from "#core/db/entities/calls";
 import { where } from "#core/db/expression";
-import { Contacts } from "#core/messaging/contacts";
-import { Conversations } from "#core/messaging/conversations";
+import * as Contacts from "#core/messaging/contacts";
+import * as Conversations from "#core/messaging/conversations";
 import { routeOf } from "#core/messaging/number-routes";
-import { MessagingSettingsStore } from "#core/messaging/settings";
+import * as MessagingSettingsStore from "#core/messaging/settings";
 import { organizationProfile } from "#core/organizations/profile";
 import type { CallStatusEvent, ProviderName, ProviderPort, WebhookRequest } from "#core/providers/port";
 import { verifiedProvider } from "#core/providers/index";

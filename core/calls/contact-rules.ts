@@ -2,7 +2,7 @@ import { contactCap, passedCheck, stateContactRule } from "#core/consent/contact
 import { frequencyCaps } from "#core/consent/settings";
 import { claimContactAttempt } from "#core/consent/contact-attempts";
 import { readCall } from "#core/calls/store";
-import { Contacts } from "#core/messaging/contacts";
+import * as Contacts from "#core/messaging/contacts";
 import { checkContactWindow } from "#core/messaging/contact-rules";
 import { recipientTimeZone } from "#core/shared/phone";
 

@@ -1,7 +1,8 @@
 import { actorId, type Actor } from "#core/auth/actor";
 import type { Call } from "#core/calls/model";
 import type { Transaction } from "#core/db/transact";
-import { Events, recordEvent, type EventRecordInput } from "#core/events/index";
+import * as Events from "#core/events/index";
+import { recordEvent, type EventRecordInput } from "#core/events/index";
 
 /** Event types calls add to the timeline (endpoint 13); endpoint 14 lists the calls themselves. */
 export type CallEventType =

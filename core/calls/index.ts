@@ -14,17 +14,26 @@ export { CALL_SWEEP_GRACE_MINUTES, applyStatus, billFinalCall, callDeadline } fr
  * callbacks (core/calls/carrier-callbacks), status and billing by the minute
  * (core/calls/lifecycle), reads (core/calls/queries).
  */
-export const Calls = {
-  find,
-  /** The shards of the due-call index (operator diagnostics). */
-  dueShards,
-  place,
-  fromId,
-  list,
-  listByPhone,
-  dispatch,
-  abandon,
-  statusCallback,
-  inbound,
-  dialResult,
-};
+
+export { find };
+
+/** The shards of the due-call index (operator diagnostics). */
+export { dueShards };
+
+export { place };
+
+export { fromId };
+
+export { list };
+
+export { listByPhone };
+
+export { dispatch };
+
+export { abandon };
+
+export { statusCallback };
+
+export { inbound };
+
+export { dialResult };

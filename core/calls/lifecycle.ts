@@ -1,4 +1,5 @@
-import { Billing, callCost, type TransactItem, type WalletRefusedError } from "#core/billing/index";
+import * as Billing from "#core/billing/index";
+import { callCost, type TransactItem, type WalletRefusedError } from "#core/billing/index";
 import { callEventItem, type CallEventType } from "#core/calls/events";
 import { Transaction } from "#core/db/transact";
 import type { Call, StatusChange } from "#core/calls/model";

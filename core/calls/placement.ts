@@ -1,7 +1,8 @@
 import { actorId, type Actor } from "#core/auth/actor";
 import { PlaceCallSchema } from "#core/calls/schemas";
 import { domainOperation } from "#core/shared/operation";
-import { Billing, callReservation } from "#core/billing/index";
+import * as Billing from "#core/billing/index";
+import { callReservation } from "#core/billing/index";
 import { callEventItem } from "#core/calls/events";
 import { Transaction } from "#core/db/transact";
 import { applyStatus, callDeadline, nextCheckIn } from "#core/calls/lifecycle";
@@ -9,27 +10,27 @@ import type { Call, PlaceCallRequest } from "#core/calls/model";
 import { CallPlace } from "#core/calls/queue";
 import { selectCaller } from "#core/calls/sender";
 import { callWrites, claimProviderCall, dueEntry, readCall, toCall, updateCall } from "#core/calls/store";
-import { Twiml } from "#core/calls/twiml";
+import * as Twiml from "#core/calls/twiml";
 import { config } from "#core/config";
 import { UnprocessableError, ValidationError } from "#core/errors";
-import { Contacts } from "#core/messaging/contacts";
+import * as Contacts from "#core/messaging/contacts";
 import { consentBasisForContact } from "#core/leads/consent";
 import { callRules } from "#core/calls/contact-rules";
 import { passedCheck } from "#core/consent/contact-rules";
 import * as LeadReads from "#core/leads/reads";
 import { reachableAgent } from "#core/routing/reachable";
 import { initiatorOf, type ConsentBasis } from "#core/consent/basis";
-import { Conversations } from "#core/messaging/conversations";
-import { PhoneNumbers } from "#core/messaging/phone-numbers";
+import * as Conversations from "#core/messaging/conversations";
+import * as PhoneNumbers from "#core/messaging/phone-numbers";
 import { organizationProvider } from "#core/messaging/provider-choice";
-import { MessagingSettingsStore } from "#core/messaging/settings";
+import * as MessagingSettingsStore from "#core/messaging/settings";
 import { withCorrelationParameter } from "#core/observability/index";
 import { organizationProfile } from "#core/organizations/profile";
 import { ProviderError, type PlaceCallInput, type ProviderName } from "#core/providers/port";
 import { PROCESSING_ERROR } from "#core/queue/subscribe";
 import { publish } from "#core/queue/messages";
 import { newId, nowIso } from "#core/shared/ids";
-import { Suppressions } from "#core/suppressions/index";
+import * as Suppressions from "#core/suppressions/index";
 
 /**
  * Placing a call: `POST /calls` stores it Queued with its hold, and the

@@ -5,7 +5,7 @@ import { CallEntity } from "#core/db/entities/calls";
 import { keys } from "#core/db/keys";
 import { keyOrder, listPage, prefixQuery, type ListResource, listQuerySchema } from "#core/db/list";
 import { NotFoundError } from "#core/errors";
-import { Conversations } from "#core/messaging/conversations";
+import * as Conversations from "#core/messaging/conversations";
 import { mayRead, visibleQuery } from "#core/routing/visibility";
 import type { Page, PagingQuery } from "#core/shared/paging";
 import { phoneFromPath } from "#core/shared/phone-input";

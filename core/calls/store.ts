@@ -3,7 +3,8 @@ import { CallByPhoneEntity, CallEntity, ProviderCallEntity } from "#core/db/enti
 import { where } from "#core/db/expression";
 import { withoutKeys } from "#core/db/indexes";
 import { claimKey } from "#core/db/items";
-import { Billing, TransactionConditionFailed, type TransactItem } from "#core/billing/index";
+import * as Billing from "#core/billing/index";
+import { TransactionConditionFailed, type TransactItem } from "#core/billing/index";
 import type { Call } from "#core/calls/model";
 import type { AfterCommit } from "#core/db/transact";
 import { callLifecycle } from "#core/shared/status";

@@ -11,7 +11,8 @@ import {
 import { computed, where } from "#core/db/expression";
 import { queryAll } from "#core/db/query";
 import { CarrierUnavailableError, ConflictError, NotFoundError, UnprocessableError } from "#core/errors";
-import { PhoneNumbers, type PhoneNumber } from "#core/messaging/phone-numbers";
+import * as PhoneNumbers from "#core/messaging/phone-numbers";
+import { type PhoneNumber } from "#core/messaging/phone-numbers";
 import { organizationProvider } from "#core/messaging/provider-choice";
 import { registeringProvider, verifiedRegisteringProvider } from "#core/providers/registrars";
 import type { ProviderPort, WebhookRequest } from "#core/providers/port";
@@ -30,7 +31,7 @@ import type {
   CampaignRequest,
   RegistrationOverview,
 } from "#core/carrier-registration/schemas";
-import { TollFreeVerifications } from "#core/carrier-registration/toll-free";
+import * as TollFreeVerifications from "#core/carrier-registration/toll-free";
 import { readCampaigns, shown, toCampaign, withOptOuts, type StoredCampaign } from "#core/carrier-registration/reads";
 import {
   atCarrier,
@@ -43,7 +44,6 @@ import {
 } from "#core/carrier-registration/shared";
 
 export * from "#core/carrier-registration/schemas";
-export { TollFreeVerifications } from "#core/carrier-registration/toll-free";
 
 /**
  * 10DLC registration of an organization: its brand and campaigns at its

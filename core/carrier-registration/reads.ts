@@ -3,7 +3,7 @@ import { table } from "#core/db/items";
 import { keys } from "#core/db/keys";
 import { prefixQuery } from "#core/db/list";
 import { queryAll } from "#core/db/query";
-import { NumberHealth } from "#core/messaging/number-health";
+import * as NumberHealth from "#core/messaging/number-health";
 import type { Brand, Campaign, RegistrationOverview, TollFreeVerification } from "#core/carrier-registration/schemas";
 
 /**

@@ -94,27 +94,28 @@ const FIXED_IDS: Partial<Record<(typeof evidenceKinds)[number], string>> = {
   LeadiDToken: "LEADID",
 };
 
-export const Evidence = {
-  async add(organizationId: string, input: Omit<ConsentEvidence, "id"> & { id?: string }): Promise<ConsentEvidence> {
-    const evidence: ConsentEvidence = v.parse(ConsentEvidenceSchema, {
-      ...input,
-      id: input.id ?? FIXED_IDS[input.kind] ?? newId(),
-    });
-    await table.put({
-      Item: {
-        ...keys.consentEvidence(organizationId, evidence.leadId, evidence.id),
-        entity: entities.consentEvidence,
-        organizationId,
-        ...evidence,
-      },
-    });
-    return evidence;
-  },
+export async function add(
+  organizationId: string,
+  input: Omit<ConsentEvidence, "id"> & { id?: string },
+): Promise<ConsentEvidence> {
+  const evidence: ConsentEvidence = v.parse(ConsentEvidenceSchema, {
+    ...input,
+    id: input.id ?? FIXED_IDS[input.kind] ?? newId(),
+  });
+  await table.put({
+    Item: {
+      ...keys.consentEvidence(organizationId, evidence.leadId, evidence.id),
+      entity: entities.consentEvidence,
+      organizationId,
+      ...evidence,
+    },
+  });
+  return evidence;
+}
 
-  /** The lead's evidence, in the order it was recorded. */
-  async of(organizationId: string, leadId: string): Promise<ConsentEvidence[]> {
-    const { skPrefix } = keys.consentEvidencePrefix(organizationId, leadId);
-    const items = await prefixItems(organizationId, skPrefix, { ConsistentRead: true });
-    return items.map((item) => v.parse(ConsentEvidenceSchema, item)).sort((a, b) => a.at.localeCompare(b.at));
-  },
-};
+/** The lead's evidence, in the order it was recorded. */
+export async function of(organizationId: string, leadId: string): Promise<ConsentEvidence[]> {
+  const { skPrefix } = keys.consentEvidencePrefix(organizationId, leadId);
+  const items = await prefixItems(organizationId, skPrefix, { ConsistentRead: true });
+  return items.map((item) => v.parse(ConsentEvidenceSchema, item)).sort((a, b) => a.at.localeCompare(b.at));
+}

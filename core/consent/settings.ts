@@ -85,40 +85,39 @@ export const frequencyCapsRead = (organizationId: string, by?: string): PlannedR
 const storedSettings = (organizationId: string) => getItem(keys.consentSettings(organizationId, copyFor()));
 
 /** Per-organization accounts of the certificate APIs (docs/compliance.md): each organization claims with its own key. */
-export const ConsentSettingsStore = {
-  async read(actor: Actor): Promise<ConsentSettings> {
-    return toSettings(await storedSettings(actor.organizationId));
-  },
 
-  /** `PUT /consent/settings`: sets what the body names and keeps the rest (the stored secrets above all). */
-  async update(actor: Actor, input: ConsentSettingsRequest): Promise<ConsentSettings> {
-    const organizationId = actor.organizationId;
-    const stored = await storedForChange(organizationId, (copy) => keys.consentSettings(organizationId, copy));
-    // Left out: what is stored; null: removed.
-    const item = {
-      entity: entities.consentSettings,
-      trustedFormApiKey:
-        input.trustedForm === undefined ? (stored?.trustedFormApiKey ?? null) : (input.trustedForm?.apiKey ?? null),
-      jornayaAccountCode:
-        input.jornaya === undefined ? (stored?.jornayaAccountCode ?? null) : (input.jornaya?.accountCode ?? null),
-      frequencyCaps: input.frequencyCaps ?? (stored?.frequencyCaps as FrequencyCaps | undefined) ?? NO_CAPS,
-      modifiedAt: nowIso(),
-    };
-    // Each copy holds its identity (its organization and number), as the price list's do.
-    await putEveryCopy("settings", (copy) => ({
-      Item: { ...keys.consentSettings(organizationId, copy), ...item, organizationId, copy },
-    }));
-    return toSettings(item);
-  },
+export async function read(actor: Actor): Promise<ConsentSettings> {
+  return toSettings(await storedSettings(actor.organizationId));
+}
 
-  async credentials(organizationId: string): Promise<ConsentCredentials> {
-    const item = await storedSettings(organizationId);
-    return {
-      trustedFormApiKey: (item?.trustedFormApiKey as string | null) ?? null,
-      jornayaAccountCode: (item?.jornayaAccountCode as string | null) ?? null,
-    };
-  },
-};
+/** `PUT /consent/settings`: sets what the body names and keeps the rest (the stored secrets above all). */
+export async function update(actor: Actor, input: ConsentSettingsRequest): Promise<ConsentSettings> {
+  const organizationId = actor.organizationId;
+  const stored = await storedForChange(organizationId, (copy) => keys.consentSettings(organizationId, copy));
+  // Left out: what is stored; null: removed.
+  const item = {
+    entity: entities.consentSettings,
+    trustedFormApiKey:
+      input.trustedForm === undefined ? (stored?.trustedFormApiKey ?? null) : (input.trustedForm?.apiKey ?? null),
+    jornayaAccountCode:
+      input.jornaya === undefined ? (stored?.jornayaAccountCode ?? null) : (input.jornaya?.accountCode ?? null),
+    frequencyCaps: input.frequencyCaps ?? (stored?.frequencyCaps as FrequencyCaps | undefined) ?? NO_CAPS,
+    modifiedAt: nowIso(),
+  };
+  // Each copy holds its identity (its organization and number), as the price list's do.
+  await putEveryCopy("settings", (copy) => ({
+    Item: { ...keys.consentSettings(organizationId, copy), ...item, organizationId, copy },
+  }));
+  return toSettings(item);
+}
+
+export async function credentials(organizationId: string): Promise<ConsentCredentials> {
+  const item = await storedSettings(organizationId);
+  return {
+    trustedFormApiKey: (item?.trustedFormApiKey as string | null) ?? null,
+    jornayaAccountCode: (item?.jornayaAccountCode as string | null) ?? null,
+  };
+}
 
 function toSettings(item: Record<string, unknown> | undefined): ConsentSettings {
   const apiKey = (item?.trustedFormApiKey as string | null | undefined) ?? null;

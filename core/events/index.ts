@@ -1,7 +1,7 @@
 import { ulid } from "ulid";
 import * as v from "valibot";
 import { getItem, table } from "#core/db/items";
-import { createdWithin, keys } from "#core/db/keys";
+import { createdWithin as sortKeysCreatedWithin, keys } from "#core/db/keys";
 import { queryPages } from "#core/db/query";
 import type { Transaction } from "#core/db/transact";
 import { EventEntity, type StoredEvent } from "#core/db/entities/events";
@@ -123,54 +123,52 @@ export async function recordEvent(organizationId: string, input: EventRecordInpu
   return event;
 }
 
-export const Events = {
-  record: recordEvent,
+export { recordEvent as record };
 
-  /** One event record of the organization; undefined when absent. */
-  async find(organizationId: string, eventId: string): Promise<EventRecord | undefined> {
-    const item = await getItem(keys.event(organizationId, eventId));
-    return item ? toEventRecord(item) : undefined;
-  },
+/** One event record of the organization; undefined when absent. */
+export async function find(organizationId: string, eventId: string): Promise<EventRecord | undefined> {
+  const item = await getItem(keys.event(organizationId, eventId));
+  return item ? toEventRecord(item) : undefined;
+}
 
-  /**
-   * The organization's events created in [fromMs, toMs], oldest first, a page
-   * at a time (event ids are ULIDs of their time, so this is one key range of
-   * the write-sharded creation index, its shards merged). `where` narrows what
-   * each page carries (checked on the events read: the index holds only keys).
-   */
-  createdWithin(
-    organizationId: string,
-    fromMs: number,
-    toMs: number,
-    where?: (item: Record<string, unknown>) => boolean,
-  ): AsyncGenerator<EventRecord[]> {
-    const { lower, upper } = createdWithin(EventEntity.sortKey("byCreation", {}), fromMs, toMs);
-    return mapPages(
-      queryPages(
-        EventEntity.query(
-          "byCreation",
-          { organizationId },
-          { range: { between: [lower, upper] }, forward: true, ...(where ? { where } : {}) },
-        ),
+/**
+ * The organization's events created in [fromMs, toMs], oldest first, a page
+ * at a time (event ids are ULIDs of their time, so this is one key range of
+ * the write-sharded creation index, its shards merged). `where` narrows what
+ * each page carries (checked on the events read: the index holds only keys).
+ */
+export function createdWithin(
+  organizationId: string,
+  fromMs: number,
+  toMs: number,
+  where?: (item: Record<string, unknown>) => boolean,
+): AsyncGenerator<EventRecord[]> {
+  const { lower, upper } = sortKeysCreatedWithin(EventEntity.sortKey("byCreation", {}), fromMs, toMs);
+  return mapPages(
+    queryPages(
+      EventEntity.query(
+        "byCreation",
+        { organizationId },
+        { range: { between: [lower, upper] }, forward: true, ...(where ? { where } : {}) },
       ),
-      (items) => items.map(toEventRecord),
-    );
-  },
+    ),
+    (items) => items.map(toEventRecord),
+  );
+}
 
-  /**
-   * The one way to record an event inside a transaction: adds its put (never
-   * overwriting: an id fixed by the producer makes a repeat fail the
-   * transaction) and registers what follows a stored event to run after the
-   * commit. The analytics rollups need nothing here: the stream aggregator
-   * counts every stored event.
-   */
-  item(organizationId: string, input: EventRecordInput, transaction: Transaction): EventRecord {
-    const { put, event } = eventItem(organizationId, input);
-    transaction.put("event", put);
-    transaction.afterCommit(() => eventRecorded(organizationId, event));
-    return event;
-  },
-};
+/**
+ * The one way to record an event inside a transaction: adds its put (never
+ * overwriting: an id fixed by the producer makes a repeat fail the
+ * transaction) and registers what follows a stored event to run after the
+ * commit. The analytics rollups need nothing here: the stream aggregator
+ * counts every stored event.
+ */
+export function item(organizationId: string, input: EventRecordInput, transaction: Transaction): EventRecord {
+  const { put, event } = eventItem(organizationId, input);
+  transaction.put("event", put);
+  transaction.afterCommit(() => eventRecorded(organizationId, event));
+  return event;
+}
 
 /**
  * What follows every stored event, whoever wrote it (alone or in a

@@ -1,5 +1,5 @@
 import type { Actor } from "#core/auth/actor";
-import { Audit } from "#core/audit/index";
+import * as Audit from "#core/audit/index";
 import { DomainError } from "#core/errors";
 import { HttpResponse } from "#core/http/response";
 

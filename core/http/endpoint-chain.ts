@@ -11,11 +11,11 @@ import { parseBody, validate } from "#core/http/request-input";
 import { HttpResponse, toResult, withProtectiveHeaders } from "#core/http/response";
 import { logger, withCorrelationId } from "#core/observability/index";
 import { consumeRateLimit, describePartition, rateLimitPolicy, type RateLimitDecision } from "#core/rate-limit/index";
+import * as Idempotency from "#core/idempotency/index";
 import {
   AnsweredBefore,
   assertValidKey,
   fingerprint,
-  Idempotency,
   type KeyedRequest,
   type StoredResponse,
 } from "#core/idempotency/index";

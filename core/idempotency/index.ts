@@ -66,7 +66,7 @@ export interface ClaimOptions {
   now?: number;
 }
 
-/** A keyed request whose answer is written with its own write (`Idempotency.answerWrite`), with no claim before it. */
+/** A keyed request whose answer is written with its own write (`answerWrite`), with no claim before it. */
 export interface KeyedRequest {
   organizationId: string;
   scope: string;
@@ -118,148 +118,147 @@ function answerOf(request: KeyedRequest, Item: Record<string, unknown> | undefin
  * it died is found and answered, never created twice. A completed answer is
  * kept for 24 h.
  */
-export const Idempotency = {
-  async claim(
-    organizationId: string,
-    scope: string,
-    idempotencyKey: string,
-    payloadHash: string,
-    options: ClaimOptions = {},
-  ): Promise<IdempotencyClaim> {
-    assertValidKey(idempotencyKey);
-    const identity = { organizationId, scope, idempotencyKey };
-    const now = options.now ?? Date.now();
-    const nowSeconds = Math.floor(now / 1000);
-    const inFlightUntil = now + Math.max(0, options.remainingMs ?? maxRequestMs);
-    const expiresAt = nowSeconds + idempotencyTtlSeconds;
-    const resourceId = newId();
-    const abandoned = where.all(where.equals("state", "InFlight"), where.before("inFlightUntil", now));
-    // A first use, or a key whose record expired (not yet removed by TTL), or an abandoned claim of another payload: a new request.
-    const fresh = await conditionally(
-      table.put(
-        IdempotencyEntity.putAt(
-          identity,
-          { state: "InFlight", payloadHash, resourceId, inFlightUntil, expiresAt },
-          {
-            condition: where.any(
-              where.new(),
-              where.before("expiresAt", nowSeconds),
-              where.all(abandoned, where.differs("payloadHash", payloadHash)),
-            ),
-          },
-        ),
-      ),
-    );
-    if (fresh) return { kind: "claimed", resourceId };
-    // The same request again, whose owner can no longer be running (or failed): the retry resumes it with its resource id.
-    const resumed = await conditionally(
-      table.update({
-        ...IdempotencyEntity.update(
-          identity,
-          { inFlightUntil, resourceId: computed.ifAbsent(resourceId) },
-          {
-            condition: where.all(
-              abandoned,
-              where.equals("payloadHash", payloadHash),
-              where.atLeast("expiresAt", nowSeconds),
-            ),
-          },
-        ),
-        ReturnValues: "ALL_NEW",
-      }),
-    );
-    if (resumed) return { kind: "claimed", resourceId: String(resumed.Attributes?.resourceId) };
-    const Item = await IdempotencyEntity.get(identity, { consistent: true });
-    if (!Item) throw new ConflictError("A request with this Idempotency-Key is being processed; retry shortly.");
-    if (Item.payloadHash !== payloadHash) {
-      throw new UnprocessableError("This Idempotency-Key was already used with a different request payload.");
-    }
-    if (Item.state !== "Completed")
-      throw new ConflictError("A request with this Idempotency-Key is still being processed; retry shortly.");
-    return { kind: "replay", response: storedResponse(Item.response) };
-  },
 
-  /**
-   * The key's completed record with `response`, as one write of the request's own transaction (the answer is known
-   * before the write: the resource's id is chosen first). The transaction commits the resource and its answer
-   * together or neither, so no in-flight state exists: of two concurrent requests with one key, the first to commit
-   * wins and the other fails on this write's condition, then answers what `storedAnswer` finds.
-   */
-  answerWrite(request: KeyedRequest, response: StoredResponse, now = Date.now()): TransactItem {
-    assertValidKey(request.idempotencyKey);
-    const { organizationId, scope, idempotencyKey, payloadHash } = request;
-    return {
-      Put: IdempotencyEntity.putAt(
-        { organizationId, scope, idempotencyKey },
+export async function claim(
+  organizationId: string,
+  scope: string,
+  idempotencyKey: string,
+  payloadHash: string,
+  options: ClaimOptions = {},
+): Promise<IdempotencyClaim> {
+  assertValidKey(idempotencyKey);
+  const identity = { organizationId, scope, idempotencyKey };
+  const now = options.now ?? Date.now();
+  const nowSeconds = Math.floor(now / 1000);
+  const inFlightUntil = now + Math.max(0, options.remainingMs ?? maxRequestMs);
+  const expiresAt = nowSeconds + idempotencyTtlSeconds;
+  const resourceId = newId();
+  const abandoned = where.all(where.equals("state", "InFlight"), where.before("inFlightUntil", now));
+  // A first use, or a key whose record expired (not yet removed by TTL), or an abandoned claim of another payload: a new request.
+  const fresh = await conditionally(
+    table.put(
+      IdempotencyEntity.putAt(
+        identity,
+        { state: "InFlight", payloadHash, resourceId, inFlightUntil, expiresAt },
         {
-          state: "Completed",
-          payloadHash,
-          response: responseRecord(response),
-          expiresAt: Math.floor(now / 1000) + idempotencyTtlSeconds,
+          condition: where.any(
+            where.new(),
+            where.before("expiresAt", nowSeconds),
+            where.all(abandoned, where.differs("payloadHash", payloadHash)),
+          ),
         },
-        { condition: takeable(now) },
       ),
-    };
-  },
+    ),
+  );
+  if (fresh) return { kind: "claimed", resourceId };
+  // The same request again, whose owner can no longer be running (or failed): the retry resumes it with its resource id.
+  const resumed = await conditionally(
+    table.update({
+      ...IdempotencyEntity.update(
+        identity,
+        { inFlightUntil, resourceId: computed.ifAbsent(resourceId) },
+        {
+          condition: where.all(
+            abandoned,
+            where.equals("payloadHash", payloadHash),
+            where.atLeast("expiresAt", nowSeconds),
+          ),
+        },
+      ),
+      ReturnValues: "ALL_NEW",
+    }),
+  );
+  if (resumed) return { kind: "claimed", resourceId: String(resumed.Attributes?.resourceId) };
+  const Item = await IdempotencyEntity.get(identity, { consistent: true });
+  if (!Item) throw new ConflictError("A request with this Idempotency-Key is being processed; retry shortly.");
+  if (Item.payloadHash !== payloadHash) {
+    throw new UnprocessableError("This Idempotency-Key was already used with a different request payload.");
+  }
+  if (Item.state !== "Completed")
+    throw new ConflictError("A request with this Idempotency-Key is still being processed; retry shortly.");
+  return { kind: "replay", response: storedResponse(Item.response) };
+}
 
-  /**
-   * The answer stored for the key of a request that writes its answer with its resource (`answerWrite`): the stored
-   * response for the same payload; a 422 for another payload, a 409 while an older claim of it may still run;
-   * undefined when the key is free (never used, expired or abandoned): the request's own answer stands.
-   */
-  async storedAnswer(request: KeyedRequest, now = Date.now()): Promise<StoredResponse | undefined> {
-    assertValidKey(request.idempotencyKey);
-    const { organizationId, scope, idempotencyKey } = request;
-    return answerOf(
-      request,
-      await IdempotencyEntity.get({ organizationId, scope, idempotencyKey }, { consistent: true }),
-      now,
-    );
-  },
+/**
+ * The key's completed record with `response`, as one write of the request's own transaction (the answer is known
+ * before the write: the resource's id is chosen first). The transaction commits the resource and its answer
+ * together or neither, so no in-flight state exists: of two concurrent requests with one key, the first to commit
+ * wins and the other fails on this write's condition, then answers what `storedAnswer` finds.
+ */
+export function answerWrite(request: KeyedRequest, response: StoredResponse, now = Date.now()): TransactItem {
+  assertValidKey(request.idempotencyKey);
+  const { organizationId, scope, idempotencyKey, payloadHash } = request;
+  return {
+    Put: IdempotencyEntity.putAt(
+      { organizationId, scope, idempotencyKey },
+      {
+        state: "Completed",
+        payloadHash,
+        response: responseRecord(response),
+        expiresAt: Math.floor(now / 1000) + idempotencyTtlSeconds,
+      },
+      { condition: takeable(now) },
+    ),
+  };
+}
 
-  /**
-   * `storedAnswer` as a read for the request's own first batch (`readTogether`), so a key used before refuses the
-   * request before it writes anything (a conversation created or linked, the rate limit spent): `AnsweredBefore`
-   * carries the stored response, another payload is a 422. The transaction's `answerWrite` still settles a race.
-   */
-  answeredRead(request: KeyedRequest, now = Date.now()): PlannedRead<void> {
-    assertValidKey(request.idempotencyKey);
-    const { organizationId, scope, idempotencyKey } = request;
-    return oneItem(IdempotencyEntity.key({ organizationId, scope, idempotencyKey }), (item) => {
-      const response = answerOf(request, item, now);
-      if (response) throw new AnsweredBefore(response);
-    });
-  },
+/**
+ * The answer stored for the key of a request that writes its answer with its resource (`answerWrite`): the stored
+ * response for the same payload; a 422 for another payload, a 409 while an older claim of it may still run;
+ * undefined when the key is free (never used, expired or abandoned): the request's own answer stands.
+ */
+export async function storedAnswer(request: KeyedRequest, now = Date.now()): Promise<StoredResponse | undefined> {
+  assertValidKey(request.idempotencyKey);
+  const { organizationId, scope, idempotencyKey } = request;
+  return answerOf(
+    request,
+    await IdempotencyEntity.get({ organizationId, scope, idempotencyKey }, { consistent: true }),
+    now,
+  );
+}
 
-  async complete(
-    organizationId: string,
-    scope: string,
-    idempotencyKey: string,
-    response: StoredResponse,
-  ): Promise<void> {
-    await table.update(
+/**
+ * `storedAnswer` as a read for the request's own first batch (`readTogether`), so a key used before refuses the
+ * request before it writes anything (a conversation created or linked, the rate limit spent): `AnsweredBefore`
+ * carries the stored response, another payload is a 422. The transaction's `answerWrite` still settles a race.
+ */
+export function answeredRead(request: KeyedRequest, now = Date.now()): PlannedRead<void> {
+  assertValidKey(request.idempotencyKey);
+  const { organizationId, scope, idempotencyKey } = request;
+  return oneItem(IdempotencyEntity.key({ organizationId, scope, idempotencyKey }), (item) => {
+    const response = answerOf(request, item, now);
+    if (response) throw new AnsweredBefore(response);
+  });
+}
+
+export async function complete(
+  organizationId: string,
+  scope: string,
+  idempotencyKey: string,
+  response: StoredResponse,
+): Promise<void> {
+  await table.update(
+    IdempotencyEntity.update(
+      { organizationId, scope, idempotencyKey },
+      { state: "Completed", response: responseRecord(response) },
+      { remove: ["inFlightUntil"] },
+    ),
+  );
+}
+
+/**
+ * Frees the key after a failed request, so the client can retry with it. The record stays, claimable at once: a
+ * request that failed after its write (the resource stored, a later step refused) is resumed by the retry with the
+ * same resource id, which finds the stored resource rather than creating another.
+ */
+export async function release(organizationId: string, scope: string, idempotencyKey: string): Promise<void> {
+  await conditionally(
+    table.update(
       IdempotencyEntity.update(
         { organizationId, scope, idempotencyKey },
-        { state: "Completed", response: responseRecord(response) },
-        { remove: ["inFlightUntil"] },
+        { inFlightUntil: 0 },
+        { condition: where.equals("state", "InFlight") },
       ),
-    );
-  },
-
-  /**
-   * Frees the key after a failed request, so the client can retry with it. The record stays, claimable at once: a
-   * request that failed after its write (the resource stored, a later step refused) is resumed by the retry with the
-   * same resource id, which finds the stored resource rather than creating another.
-   */
-  async release(organizationId: string, scope: string, idempotencyKey: string): Promise<void> {
-    await conditionally(
-      table.update(
-        IdempotencyEntity.update(
-          { organizationId, scope, idempotencyKey },
-          { inFlightUntil: 0 },
-          { condition: where.equals("state", "InFlight") },
-        ),
-      ),
-    );
-  },
-};
+    ),
+  );
+}

@@ -9,7 +9,7 @@ import { CodeUI } from "@openauthjs/openauth/ui/code";
 import { PasswordUI } from "@openauthjs/openauth/ui/password";
 import { Select } from "@openauthjs/openauth/ui/select";
 import * as v from "valibot";
-import { UserLookups } from "#core/users/lookups";
+import * as UserLookups from "#core/users/lookups";
 import { guardSignIn, revokeRefreshToken } from "#core/identity/sign-in-guard";
 import { passwordProblem } from "#core/identity/password-rules";
 import type { Mail } from "#core/mail/index";

@@ -1,7 +1,7 @@
 import type { Actor } from "#core/auth/actor";
 import { ConflictError, ForbiddenError, ValidationError } from "#core/errors";
 import { routingSettings } from "#core/routing/settings";
-import { UserLookups } from "#core/users/lookups";
+import * as UserLookups from "#core/users/lookups";
 
 /**
  * The rules of a change of assignee, a lead's and a conversation's alike (docs/permissions.md): owners, admins and API

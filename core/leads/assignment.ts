@@ -3,7 +3,8 @@ import { table } from "#core/db/items";
 import { keys } from "#core/db/keys";
 import { Transaction, TransactionConditionFailed, transact } from "#core/db/transact";
 import { ConflictError, NotFoundError, ValidationError } from "#core/errors";
-import { Events, ownerOf } from "#core/events/index";
+import * as Events from "#core/events/index";
+import { ownerOf } from "#core/events/index";
 import { toLead } from "#core/leads/reads";
 import { LeadEntity, leadName } from "#core/db/entities/leads";
 import { applied } from "#core/db/entity";
@@ -11,10 +12,11 @@ import { where } from "#core/db/expression";
 import type { AssignLead, Lead } from "#core/leads/schemas";
 import { checkAssigneeChange } from "#core/leads/assignee-rules";
 import { mayRead } from "#core/routing/visibility";
-import { Routing, type NoOneReason, type RoutingPick } from "#core/routing/index";
+import * as Routing from "#core/routing/index";
+import { type NoOneReason, type RoutingPick } from "#core/routing/index";
 import { openHolder } from "#core/leads/open-leads";
 import { nowIso } from "#core/shared/ids";
-import { UserLookups } from "#core/users/lookups";
+import * as UserLookups from "#core/users/lookups";
 
 /** Event types of who works a lead (each on the lead's timeline): its assignment, offers and notes (core/leads/notes.ts). */
 export type LeadAssignmentEventType = "LeadAssigned" | "LeadUnassigned" | "LeadOffered" | "LeadNoteAdded";

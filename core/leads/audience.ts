@@ -1,4 +1,4 @@
-import { Suppressions } from "#core/suppressions/index";
+import * as Suppressions from "#core/suppressions/index";
 import { createdWithin } from "#core/db/keys";
 import { LeadEntity } from "#core/db/entities/leads";
 import { queryPages, type Readable } from "#core/db/query";

@@ -1,8 +1,8 @@
 import type { Actor } from "#core/auth/actor";
 import { actorId } from "#core/auth/actor";
+import * as Consent from "#core/consent/index";
 import {
   basisForContact,
-  Consent,
   type ConsentBasis,
   type ConsentEvidence,
   type ConsentPolicy,

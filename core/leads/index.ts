@@ -11,7 +11,7 @@ import { ForbiddenError, ValidationError } from "#core/errors";
 import type { Lead, LeadWrite } from "#core/leads/schemas";
 import { newId } from "#core/shared/ids";
 import { parsePhone } from "#core/shared/phone";
-import { Sources } from "#core/sources/index";
+import * as Sources from "#core/sources/index";
 import { countMetric, currentCorrelationId } from "#core/observability/index";
 import * as LeadReads from "#core/leads/reads";
 

@@ -1,4 +1,5 @@
-import { Consent, ConsentVerificationUnavailable, type ConsentBasis, type ConsentEvidence } from "#core/consent/index";
+import * as Consent from "#core/consent/index";
+import { ConsentVerificationUnavailable, type ConsentBasis, type ConsentEvidence } from "#core/consent/index";
 import { conditionally, table } from "#core/db/items";
 import { LeadEntity } from "#core/db/entities/leads";
 import { where } from "#core/db/expression";

@@ -1,7 +1,7 @@
 import { LeadCreated, LeadReceived } from "#core/leads/queue";
 import * as v from "valibot";
-import { Suppressions } from "#core/suppressions/index";
-import { Routing } from "#core/routing/index";
+import * as Suppressions from "#core/suppressions/index";
+import * as Routing from "#core/routing/index";
 import { transact, TransactionConditionFailed, Transaction } from "#core/db/transact";
 import { conditionally, nothingToRead, readTogether, table } from "#core/db/items";
 import { applied } from "#core/db/entity";
@@ -9,16 +9,19 @@ import { queryPages } from "#core/db/query";
 import { keys, type LeadClaim } from "#core/db/keys";
 import { LeadClaimEntity, LeadEntity } from "#core/db/entities/leads";
 import { where } from "#core/db/expression";
-import { type EventRecordInput, Events, ownerOf } from "#core/events/index";
+import * as Events from "#core/events/index";
+import { type EventRecordInput, ownerOf } from "#core/events/index";
 import * as Leads from "#core/leads/index";
 import { claimPart, LeadSchema, pendingShards, type Lead, type ProcessingStatus } from "#core/leads/index";
 import { recordUnverifiedOutcome } from "#core/leads/reverify";
 import { publish } from "#core/queue/messages";
 import { PROCESSING_ERROR } from "#core/queue/subscribe";
 import { nowIso } from "#core/shared/ids";
-import { Consent, ConsentVerificationUnavailable } from "#core/consent/index";
+import * as Consent from "#core/consent/index";
+import { ConsentVerificationUnavailable } from "#core/consent/index";
 import { certificateConsent, recordedKeywordConsent, type IntakeConsent } from "#core/leads/intake-consent";
-import { defaultDuplicateWindowHours, maxDuplicateWindowHours, Sources } from "#core/sources/index";
+import * as Sources from "#core/sources/index";
+import { defaultDuplicateWindowHours, maxDuplicateWindowHours } from "#core/sources/index";
 
 /**
  * The lead as the outbox's message carried it (inserted Pending), when processing may start from it: a duplicate
@@ -73,74 +76,73 @@ interface ClaimPlan {
  * still Pending (with its event record, in one transaction), and the automation
  * trigger carries a stable id and is marked as sent on the lead.
  */
-export const LeadProcessing = {
-  async process(
-    organizationId: string,
-    leadId: string,
-    attempt = 0,
-    inserted?: Record<string, unknown>,
-  ): Promise<void> {
-    const Item = usable(inserted, organizationId, leadId) ?? (await storedLead(organizationId, leadId));
-    if (!Item) throw new Error(`Lead ${leadId} of ${organizationId} does not exist.`);
-    const parsed = v.safeParse(LeadSchema, Item);
-    if (!parsed.success) throw new Error(`Lead ${leadId} is not readable: ${parsed.issues[0]?.message}`);
-    const lead = parsed.output;
-    if (lead.processingStatus !== "Pending") {
-      if (lead.processingStatus === "Processed" && !Item.triggerPublishedAt)
-        await publishTrigger(organizationId, lead, { current: !Item.routedAt });
-      return;
-    }
-    const leadiDToken = typeof Item.jornayaLeadId === "string" ? Item.jornayaLeadId : null;
-    if (leadiDToken)
-      await Consent.keepLeadiDToken(
-        organizationId,
-        lead.id,
-        leadiDToken,
-        lead.sourceId ? `source:${lead.sourceId}` : "system",
-      );
-    const outcome = await decide(organizationId, lead, leadiDToken);
-    const settled = await recordOutcome(organizationId, lead, outcome);
-    // Not settled: another attempt did it, or the contact texted STOP or START after the lead was read (its consent
-    // must not be overwritten by what this attempt decided): decide again from the lead as it is now.
-    if (!settled && attempt === 0) return LeadProcessing.process(organizationId, leadId, 1);
-    // Settled as decided, or as a duplicate when a claim taken with the outcome was another lead's.
-    if (settled?.processingStatus === "Processed") await publishTrigger(organizationId, settled, { current: true });
-  },
 
-  /**
-   * The poison hook (core/queue/subscribe): the last attempt before the DLQ
-   * ends the lead Failed (`ProcessingError`, with its event) so it does not
-   * stay Pending forever.
-   */
-  async abandon(organizationId: string, leadId: string, error: unknown): Promise<void> {
-    if (error instanceof ConsentVerificationUnavailable) return recordUnverifiedOutcome(organizationId, leadId, error);
-    await markFailed(organizationId, leadId, error);
-  },
+export async function process(
+  organizationId: string,
+  leadId: string,
+  attempt = 0,
+  inserted?: Record<string, unknown>,
+): Promise<void> {
+  const Item = usable(inserted, organizationId, leadId) ?? (await storedLead(organizationId, leadId));
+  if (!Item) throw new Error(`Lead ${leadId} of ${organizationId} does not exist.`);
+  const parsed = v.safeParse(LeadSchema, Item);
+  if (!parsed.success) throw new Error(`Lead ${leadId} is not readable: ${parsed.issues[0]?.message}`);
+  const lead = parsed.output;
+  if (lead.processingStatus !== "Pending") {
+    if (lead.processingStatus === "Processed" && !Item.triggerPublishedAt)
+      await publishTrigger(organizationId, lead, { current: !Item.routedAt });
+    return;
+  }
+  const leadiDToken = typeof Item.jornayaLeadId === "string" ? Item.jornayaLeadId : null;
+  if (leadiDToken)
+    await Consent.keepLeadiDToken(
+      organizationId,
+      lead.id,
+      leadiDToken,
+      lead.sourceId ? `source:${lead.sourceId}` : "system",
+    );
+  const outcome = await decide(organizationId, lead, leadiDToken);
+  const settled = await recordOutcome(organizationId, lead, outcome);
+  // Not settled: another attempt did it, or the contact texted STOP or START after the lead was read (its consent
+  // must not be overwritten by what this attempt decided): decide again from the lead as it is now.
+  if (!settled && attempt === 0) return process(organizationId, leadId, 1);
+  // Settled as decided, or as a duplicate when a claim taken with the outcome was another lead's.
+  if (settled?.processingStatus === "Processed") await publishTrigger(organizationId, settled, { current: true });
+}
 
-  /**
-   * Republishes leads that stayed Pending longer than `sweepAfterMs` (lost or
-   * failed publishes). Each republish is counted on the lead (`sweepAttempts`)
-   * and moves its pending entry to now (the next look is `sweepAfterMs` later);
-   * a lead already republished SWEEP_ATTEMPTS times ends Failed
-   * (`ProcessingError`) instead: the sweep never loops on a poison lead.
-   * `organizationId` restricts the sweep to one organization (tests that move the clock).
-   */
-  async sweep(now = Date.now(), organizationId?: string): Promise<number> {
-    const cutoff = new Date(now - sweepAfterMs).toISOString();
-    let republished = 0;
-    for (let shard = 0; shard < pendingShards; shard++) {
-      const pages = queryPages(LeadEntity.query("pending", { shard }, { range: { below: cutoff }, limit: 100 }));
-      for await (const items of pages) {
-        for (const item of items) {
-          if (organizationId && item.organizationId !== organizationId) continue;
-          if (await republish(item, now)) republished++;
-        }
-        if (republished >= 1000) break;
+/**
+ * The poison hook (core/queue/subscribe): the last attempt before the DLQ
+ * ends the lead Failed (`ProcessingError`, with its event) so it does not
+ * stay Pending forever.
+ */
+export async function abandon(organizationId: string, leadId: string, error: unknown): Promise<void> {
+  if (error instanceof ConsentVerificationUnavailable) return recordUnverifiedOutcome(organizationId, leadId, error);
+  await markFailed(organizationId, leadId, error);
+}
+
+/**
+ * Republishes leads that stayed Pending longer than `sweepAfterMs` (lost or
+ * failed publishes). Each republish is counted on the lead (`sweepAttempts`)
+ * and moves its pending entry to now (the next look is `sweepAfterMs` later);
+ * a lead already republished SWEEP_ATTEMPTS times ends Failed
+ * (`ProcessingError`) instead: the sweep never loops on a poison lead.
+ * `organizationId` restricts the sweep to one organization (tests that move the clock).
+ */
+export async function sweep(now = Date.now(), organizationId?: string): Promise<number> {
+  const cutoff = new Date(now - sweepAfterMs).toISOString();
+  let republished = 0;
+  for (let shard = 0; shard < pendingShards; shard++) {
+    const pages = queryPages(LeadEntity.query("pending", { shard }, { range: { below: cutoff }, limit: 100 }));
+    for await (const items of pages) {
+      for (const item of items) {
+        if (organizationId && item.organizationId !== organizationId) continue;
+        if (await republish(item, now)) republished++;
       }
+      if (republished >= 1000) break;
     }
-    return republished;
-  },
-};
+  }
+  return republished;
+}
 
 /** How many times the sweep republishes one lead before it ends the lead Failed. */
 export const SWEEP_ATTEMPTS = 3;

@@ -1,17 +1,19 @@
 import * as v from "valibot";
-import { Consent, ConsentVerificationUnavailable } from "#core/consent/index";
+import * as Consent from "#core/consent/index";
+import { ConsentVerificationUnavailable } from "#core/consent/index";
 import { LeadEntity } from "#core/db/entities/leads";
 import { where } from "#core/db/expression";
 import { conditionally, table } from "#core/db/items";
 import { queryPages } from "#core/db/query";
 import { Transaction, transact, TransactionConditionFailed } from "#core/db/transact";
-import { Events, ownerOf } from "#core/events/index";
+import * as Events from "#core/events/index";
+import { ownerOf } from "#core/events/index";
 import * as Leads from "#core/leads/index";
 import { LeadSchema, pendingShards } from "#core/leads/index";
 import { certificateConsent, recordedKeywordConsent } from "#core/leads/intake-consent";
 import { publishTrigger, recordOutcome } from "#core/leads/processing";
 import { nowIso } from "#core/shared/ids";
-import { Sources } from "#core/sources/index";
+import * as Sources from "#core/sources/index";
 
 /**
  * How long after each failed attempt a lead left `Unverified` by a certificate-API outage is tried again: 5 minutes,

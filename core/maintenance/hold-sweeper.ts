@@ -1,20 +1,15 @@
 import { type Call } from "#core/calls/model";
 import { find as findCall } from "#core/calls/queries";
 import * as Messages from "#core/messaging/messages";
-import {
-  Billing,
-  HOLD_CHECK_AFTER_MS,
-  holdShards,
-  TransactionConditionFailed,
-  type BillingOutcome,
-} from "#core/billing/index";
+import * as Billing from "#core/billing/index";
+import { HOLD_CHECK_AFTER_MS, holdShards, TransactionConditionFailed, type BillingOutcome } from "#core/billing/index";
 import { billFinalCall } from "#core/calls/lifecycle";
 import { conditionally, table } from "#core/db/items";
 import { dueEntries } from "#core/db/due";
 import { ReservationEntity } from "#core/db/entities/billing";
 import { where } from "#core/db/expression";
 import { recordEvent } from "#core/events/index";
-import { MessageLifecycle } from "#core/messaging/lifecycle";
+import * as MessageLifecycle from "#core/messaging/lifecycle";
 import { callLifecycle, messageLifecycle } from "#core/shared/status";
 
 export interface HoldSweepResult {

@@ -1,4 +1,4 @@
-import { Calls } from "#core/calls/index";
+import * as Calls from "#core/calls/index";
 import * as Messages from "#core/messaging/messages";
 import { dueEntries } from "#core/db/due";
 import { MessageEntity } from "#core/db/entities/messaging";

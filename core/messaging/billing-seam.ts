@@ -1,5 +1,5 @@
+import * as Billing from "#core/billing/index";
 import {
-  Billing,
   messageCost,
   outcomeOf,
   OwnerMovedOnError,

@@ -47,27 +47,26 @@ const listResource: ListResource<CannedReply> = {
 export const ListCannedRepliesSchema = listQuerySchema(listResource);
 
 /** Texts an organization keeps for answers its people give again and again; the inbox offers them beside the reply. */
-export const CannedReplies = {
-  async create(actor: Actor, input: v.InferOutput<typeof CreateCannedReplySchema>): Promise<CannedReply> {
-    const reply: CannedReply = {
-      id: newId(),
-      name: input.name,
-      body: input.body,
-      createdByUserId: actor.userId ?? null,
-      createdAt: nowIso(),
-    };
-    await putIfNew({ ...keys.cannedReply(actor.organizationId, reply.id), entity: entities.cannedReply, ...reply });
-    return reply;
-  },
 
-  list: (actor: Actor, query: PagingQuery): Promise<Page<CannedReply>> =>
-    listPage(listResource, actor.organizationId, query),
+export async function create(actor: Actor, input: v.InferOutput<typeof CreateCannedReplySchema>): Promise<CannedReply> {
+  const reply: CannedReply = {
+    id: newId(),
+    name: input.name,
+    body: input.body,
+    createdByUserId: actor.userId ?? null,
+    createdAt: nowIso(),
+  };
+  await putIfNew({ ...keys.cannedReply(actor.organizationId, reply.id), entity: entities.cannedReply, ...reply });
+  return reply;
+}
 
-  async remove(actor: Actor, cannedReplyId: string): Promise<void> {
-    const { Attributes } = await table.delete({
-      Key: keys.cannedReply(actor.organizationId, cannedReplyId),
-      ReturnValues: "ALL_OLD",
-    });
-    if (!Attributes) throw new NotFoundError("Canned reply", cannedReplyId);
-  },
-};
+export const list = (actor: Actor, query: PagingQuery): Promise<Page<CannedReply>> =>
+  listPage(listResource, actor.organizationId, query);
+
+export async function remove(actor: Actor, cannedReplyId: string): Promise<void> {
+  const { Attributes } = await table.delete({
+    Key: keys.cannedReply(actor.organizationId, cannedReplyId),
+    ReturnValues: "ALL_OLD",
+  });
+  if (!Attributes) throw new NotFoundError("Canned reply", cannedReplyId);
+}

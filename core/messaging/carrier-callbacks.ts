@@ -1,20 +1,15 @@
 import { LeadOptedOut, MessageReceived } from "#core/messaging/queue";
-import { NumberHealth } from "#core/messaging/number-health";
+import * as NumberHealth from "#core/messaging/number-health";
 import "#core/messaging/queue";
 import { verifiedProvider } from "#core/providers/index";
 import { readTogether } from "#core/db/items";
-import {
-  endsCharged,
-  MessageLifecycle,
-  inboundClaimPut,
-  settlementRead,
-  type SettlementRead,
-} from "#core/messaging/lifecycle";
+import * as MessageLifecycle from "#core/messaging/lifecycle";
+import { endsCharged, inboundClaimPut, settlementRead, type SettlementRead } from "#core/messaging/lifecycle";
 import { recordLeadConsent } from "#core/leads/consent";
-import { Contacts } from "#core/messaging/contacts";
-import { Conversations } from "#core/messaging/conversations";
+import * as Contacts from "#core/messaging/contacts";
+import * as Conversations from "#core/messaging/conversations";
 import { classifyInbound, revocationInFreeText } from "#core/messaging/keywords";
-import { Consent } from "#core/consent/index";
+import * as Consent from "#core/consent/index";
 import * as Messages from "#core/messaging/messages";
 import { newMessage } from "#core/messaging/messages";
 import { throttledAtCarrier } from "#core/messaging/outbound";
@@ -24,11 +19,11 @@ import { logger } from "#core/observability/index";
 import type { Message, MessagePurpose } from "#core/messaging/model";
 import { routeOf } from "#core/messaging/number-routes";
 import type { NumberRoute } from "#core/messaging/phone-numbers";
-import { MessagingSettingsStore } from "#core/messaging/settings";
+import * as MessagingSettingsStore from "#core/messaging/settings";
 import { currentAttempt, readMessage } from "#core/messaging/store";
-import { Suppressions } from "#core/suppressions/index";
+import * as Suppressions from "#core/suppressions/index";
 import { ownerOf } from "#core/events/index";
-import { MessagingEvents } from "#core/messaging/timeline";
+import * as MessagingEvents from "#core/messaging/timeline";
 import type { InboundMessage, MessageStatusEvent, ProviderPort, WebhookRequest } from "#core/providers/port";
 import { publish } from "#core/queue/messages";
 import { nowIso } from "#core/shared/ids";

@@ -1,8 +1,8 @@
 import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
-import { Conversations } from "#core/messaging/conversations";
+import * as Conversations from "#core/messaging/conversations";
 import { ownerOf } from "#core/events/index";
-import { MessagingEvents } from "#core/messaging/timeline";
+import * as MessagingEvents from "#core/messaging/timeline";
 import { timestamp } from "#core/shared/ids";
 import { AddNoteSchema, type AddNote } from "#core/shared/notes";
 
@@ -25,29 +25,28 @@ export type ConversationNote = v.InferOutput<typeof ConversationNoteSchema>;
  * `ConversationNoteAdded` event record (the text in `summary`), so the thread and the lead's timeline show it in
  * order with the messages and calls from the one events list, and it is kept as long as the timeline is.
  */
-export const ConversationNotes = {
-  async add(actor: Actor, conversationId: string, input: AddNote): Promise<ConversationNote> {
-    const conversation = await Conversations.fromId(actor, conversationId);
-    const event = await MessagingEvents.record(actor.organizationId, {
-      eventType: "ConversationNoteAdded",
-      eventCategory: "Conversation",
-      description: `Note by ${actor.displayName}`,
-      summary: input.body,
-      conversationId,
-      ...(conversation.leadId ? { leadId: conversation.leadId } : {}),
-      ...ownerOf(conversation),
-      relatedEntityType: "Conversation",
-      relatedEntityId: conversationId,
-      actor,
-    });
-    return {
-      id: event.id,
-      conversationId,
-      leadId: conversation.leadId,
-      body: input.body,
-      authorUserId: actor.userId ?? null,
-      authorName: actor.displayName,
-      createdAt: event.createdAt,
-    };
-  },
-};
+
+export async function add(actor: Actor, conversationId: string, input: AddNote): Promise<ConversationNote> {
+  const conversation = await Conversations.fromId(actor, conversationId);
+  const event = await MessagingEvents.record(actor.organizationId, {
+    eventType: "ConversationNoteAdded",
+    eventCategory: "Conversation",
+    description: `Note by ${actor.displayName}`,
+    summary: input.body,
+    conversationId,
+    ...(conversation.leadId ? { leadId: conversation.leadId } : {}),
+    ...ownerOf(conversation),
+    relatedEntityType: "Conversation",
+    relatedEntityId: conversationId,
+    actor,
+  });
+  return {
+    id: event.id,
+    conversationId,
+    leadId: conversation.leadId,
+    body: input.body,
+    authorUserId: actor.userId ?? null,
+    authorName: actor.displayName,
+    createdAt: event.createdAt,
+  };
+}

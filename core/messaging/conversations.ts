@@ -5,11 +5,11 @@ import { computed, where, type Condition } from "#core/db/expression";
 import { claimKey, conditionally, oneItem, readAlone, table, type PlannedRead } from "#core/db/items";
 import type { TransactItem } from "#core/db/transact";
 import { NotFoundError } from "#core/errors";
-import { PhoneNumbers } from "#core/messaging/phone-numbers";
+import * as PhoneNumbers from "#core/messaging/phone-numbers";
 import { ownerOf } from "#core/events/index";
-import { MessagingEvents } from "#core/messaging/timeline";
+import * as MessagingEvents from "#core/messaging/timeline";
 import { newId, nowIso, timestamp, wholeNumber } from "#core/shared/ids";
-import { UnreadConversations } from "#core/messaging/unread";
+import * as UnreadConversations from "#core/messaging/unread";
 import * as LeadReads from "#core/leads/reads";
 import type { Lead } from "#core/leads/schemas";
 import { mayRead } from "#core/routing/visibility";
@@ -46,236 +46,239 @@ export const ReassignSenderSchema = v.strictObject({
 });
 
 /**
- * The conversation of a lead or a number a warm instance sent to (`Conversations.hint`). A number's conversation never
+ * The conversation of a lead or a number a warm instance sent to (`hint`). A number's conversation never
  * changes (its pointer is written once, conversations are not deleted), so a hint is only ever confirmed or ignored.
  */
 const hints = new Map<string, string>();
 const MAX_HINTS = 10_000;
 
 /** Conversations: one per contact phone number within the organization. */
-export const Conversations = {
-  /** The conversation of a contact number, created on first use (race-free through its phone pointer). */
-  async ensure(
-    organizationId: string,
-    contactPhoneNumber: string,
-    leadId: string | undefined,
-    known?: Conversation | null,
-  ): Promise<Conversation> {
-    // `known`: the caller already looked the number up (null: it has none yet); undefined: look it up here.
-    const existing =
-      known !== undefined ? (known ?? undefined) : await Conversations.byPhone(organizationId, contactPhoneNumber);
-    if (existing) {
-      if (!leadId || existing.leadId) return existing;
-      return (await setLead(organizationId, existing, leadId)) ?? existing;
-    }
-    // A conversation met through a lead starts with the lead's name and assignee (later changes come from the
-    // lead's assignment events: core/messaging/conversation-assignment.ts).
-    const lead = leadId ? await LeadReads.find(organizationId, leadId) : undefined;
-    const conversation: Conversation = { ...blankConversation(contactPhoneNumber, lead), leadId: leadId ?? null };
-    // Two plain conditional puts, not a transaction (half the write units): the number's pointer first, naming the
-    // conversation id, then the conversation. An attempt that stopped between them left a pointer without its
-    // conversation: the next one stores the conversation under the id the pointer names.
-    const pointer = { organizationId, contactPhoneNumber };
-    let toStore = conversation;
-    const claim = { entity: ConversationByPhoneEntity.name, conversationId: conversation.id };
-    if (!(await claimKey(ConversationByPhoneEntity.key(pointer), claim))) {
-      const Item = await ConversationByPhoneEntity.get(pointer, { consistent: true });
-      const claimedId = String(Item!.conversationId);
-      const winner = await Conversations.find(organizationId, claimedId);
-      if (winner) return winner;
-      toStore = { ...conversation, id: claimedId };
-    }
-    // Counted from its creation (`outboundNoted`, see `dispatchRead`); a conversation stored before the count has no marker.
-    const put = ConversationEntity.putAt(
-      { organizationId, id: toStore.id },
-      { ...toStore, outboundCounted: true, outboundNoted: 0 },
-      { condition: where.new() },
-    );
-    if (await conditionally(table.put(put))) return toStore;
-    const stored = await Conversations.find(organizationId, toStore.id);
-    if (!stored) throw new Error(`Conversation ${toStore.id} was refused as existing but cannot be read.`);
-    return stored;
-  },
 
-  /**
-   * A new conversation for a number that has none yet, as the writes of the transaction storing its first outbound
-   * message (issue 27: the pointer's and the conversation's own puts were two calls before it): the number's pointer,
-   * conditional on absence, and the conversation with that message's note already applied (a transaction cannot
-   * write one item twice). Two first messages to one new number: one pointer put wins, the other transaction is
-   * refused and its sender takes the conversation `ensure` finds (core/messaging/messages.ts).
-   */
-  planNew(
-    organizationId: string,
-    contactPhoneNumber: string,
-    lead: Lead | undefined,
-    message: { body: string; at: string },
-  ): { conversation: Conversation; writes: TransactItem[] } {
-    const conversation: Conversation = {
-      ...blankConversation(contactPhoneNumber, lead),
+/** The conversation of a contact number, created on first use (race-free through its phone pointer). */
+export async function ensure(
+  organizationId: string,
+  contactPhoneNumber: string,
+  leadId: string | undefined,
+  known?: Conversation | null,
+): Promise<Conversation> {
+  // `known`: the caller already looked the number up (null: it has none yet); undefined: look it up here.
+  const existing = known !== undefined ? (known ?? undefined) : await byPhone(organizationId, contactPhoneNumber);
+  if (existing) {
+    if (!leadId || existing.leadId) return existing;
+    return (await setLead(organizationId, existing, leadId)) ?? existing;
+  }
+  // A conversation met through a lead starts with the lead's name and assignee (later changes come from the
+  // lead's assignment events: core/messaging/conversation-assignment.ts).
+  const lead = leadId ? await LeadReads.find(organizationId, leadId) : undefined;
+  const conversation: Conversation = { ...blankConversation(contactPhoneNumber, lead), leadId: leadId ?? null };
+  // Two plain conditional puts, not a transaction (half the write units): the number's pointer first, naming the
+  // conversation id, then the conversation. An attempt that stopped between them left a pointer without its
+  // conversation: the next one stores the conversation under the id the pointer names.
+  const pointer = { organizationId, contactPhoneNumber };
+  let toStore = conversation;
+  const claim = { entity: ConversationByPhoneEntity.name, conversationId: conversation.id };
+  if (!(await claimKey(ConversationByPhoneEntity.key(pointer), claim))) {
+    const Item = await ConversationByPhoneEntity.get(pointer, { consistent: true });
+    const claimedId = String(Item!.conversationId);
+    const winner = await find(organizationId, claimedId);
+    if (winner) return winner;
+    toStore = { ...conversation, id: claimedId };
+  }
+  // Counted from its creation (`outboundNoted`, see `dispatchRead`); a conversation stored before the count has no marker.
+  const put = ConversationEntity.putAt(
+    { organizationId, id: toStore.id },
+    { ...toStore, outboundCounted: true, outboundNoted: 0 },
+    { condition: where.new() },
+  );
+  if (await conditionally(table.put(put))) return toStore;
+  const stored = await find(organizationId, toStore.id);
+  if (!stored) throw new Error(`Conversation ${toStore.id} was refused as existing but cannot be read.`);
+  return stored;
+}
+
+/**
+ * A new conversation for a number that has none yet, as the writes of the transaction storing its first outbound
+ * message (issue 27: the pointer's and the conversation's own puts were two calls before it): the number's pointer,
+ * conditional on absence, and the conversation with that message's note already applied (a transaction cannot
+ * write one item twice). Two first messages to one new number: one pointer put wins, the other transaction is
+ * refused and its sender takes the conversation `ensure` finds (core/messaging/messages.ts).
+ */
+export function planNew(
+  organizationId: string,
+  contactPhoneNumber: string,
+  lead: Lead | undefined,
+  message: { body: string; at: string },
+): { conversation: Conversation; writes: TransactItem[] } {
+  const conversation: Conversation = {
+    ...blankConversation(contactPhoneNumber, lead),
+    lastMessageAt: message.at,
+    lastMessagePreview: message.body.slice(0, 160),
+    lastDirection: "Outbound",
+    modifiedAt: message.at,
+  };
+  const pointer = ConversationByPhoneEntity.putAt(
+    { organizationId, contactPhoneNumber },
+    { conversationId: conversation.id },
+    { condition: where.new() },
+  );
+  const put = ConversationEntity.putAt(
+    { organizationId, id: conversation.id },
+    { ...conversation, outboundCounted: true, outboundNoted: 1 },
+    { condition: where.new() },
+  );
+  return { conversation, writes: [{ Put: pointer }, { Put: put }] };
+}
+
+/** The id of a contact number's conversation (its pointer) as a read others batch with theirs (`readTogether`). */
+export const idReadByPhone = (organizationId: string, contactPhoneNumber: string): PlannedRead<string | undefined> => ({
+  keys: [ConversationByPhoneEntity.key({ organizationId, contactPhoneNumber })],
+  from: ([pointer]) => (pointer ? String(pointer.conversationId) : undefined),
+});
+
+/**
+ * `findRead` for a dispatch, with whether the conversation has no outbound message but the one being dispatched:
+ * every outbound message is stored with its conversation's note (`messageNote`, one transaction), which counts it
+ * (`outboundNoted`) in a conversation counted since its creation (`outboundCounted`). A count of 1 read after that
+ * message's commit is that message alone, so no earlier send can be waiting ahead of it (issue 27: the order check's
+ * query is skipped). Conversations stored before the count never prove it.
+ */
+export const dispatchRead = (
+  organizationId: string,
+  conversationId: string,
+): PlannedRead<{ conversation: Conversation | undefined; onlyOutbound: boolean }> =>
+  oneItem(ConversationEntity.key({ organizationId, id: conversationId }), (item) => ({
+    conversation: item ? toConversation(item) : undefined,
+    onlyOutbound: item?.outboundCounted === true && item.outboundNoted === 1,
+  }));
+
+/** A conversation's item as a read others batch with theirs (`readTogether`); undefined when absent. */
+export const readById = (organizationId: string, conversationId: string): PlannedRead<Conversation | undefined> => ({
+  keys: [ConversationEntity.key({ organizationId, id: conversationId })],
+  from: ([item]) => (item ? toConversation(item) : undefined),
+});
+
+/**
+ * The conversation this instance last sent to for a lead or a number: a hint, read with the request's other items
+ * and used only when what was read confirms it (its number is the lead's, or its number's pointer names it).
+ */
+export const hint = (organizationId: string, recipient: string): string | undefined =>
+  hints.get(`${organizationId}#${recipient}`);
+
+export function remember(organizationId: string, recipient: string, conversationId: string): void {
+  if (hints.size >= MAX_HINTS) hints.delete(hints.keys().next().value!);
+  hints.set(`${organizationId}#${recipient}`, conversationId);
+}
+
+export async function byPhone(organizationId: string, contactPhoneNumber: string): Promise<Conversation | undefined> {
+  const Item = await ConversationByPhoneEntity.get({ organizationId, contactPhoneNumber }, { consistent: true });
+  return Item ? find(organizationId, Item.conversationId as string) : undefined;
+}
+
+export async function find(organizationId: string, conversationId: string): Promise<Conversation | undefined> {
+  return readAlone(findRead(organizationId, conversationId), { consistent: true });
+}
+
+/** `find`'s read, for a batch with other reads (`readTogether`). */
+export const findRead = (organizationId: string, conversationId: string): PlannedRead<Conversation | undefined> =>
+  oneItem(ConversationEntity.key({ organizationId, id: conversationId }), (item) =>
+    item ? toConversation(item) : undefined,
+  );
+
+export async function fromId(actor: Actor, conversationId: string): Promise<Conversation> {
+  const conversation = await find(actor.organizationId, conversationId);
+  if (!conversation || !(await mayRead(actor, conversation))) throw new NotFoundError("Conversation", conversationId);
+  return conversation;
+}
+
+/** `POST /conversations/{id}/read`: clears the unread flag and count (of a conversation the caller may read). */
+export async function markRead(actor: Actor, conversationId: string): Promise<Conversation> {
+  await fromId(actor, conversationId);
+  const now = nowIso();
+  const conversation = await update(
+    actor.organizationId,
+    conversationId,
+    { unread: false, unreadCount: 0, modifiedAt: now },
+    { leave: ["unread"] },
+  );
+  await UnreadConversations.onRead(actor.organizationId, conversationId, now);
+  return conversation;
+}
+
+/** `PUT /conversations/{id}/sender`: the caller picks the sticky number; recorded as an event. */
+export async function reassignSender(
+  actor: Actor,
+  conversationId: string,
+  phoneNumberId: string,
+): Promise<Conversation> {
+  const current = await fromId(actor, conversationId);
+  const number = await PhoneNumbers.fromId(actor, phoneNumberId);
+  const updated = await setSender(actor.organizationId, conversationId, number);
+  await MessagingEvents.record(actor.organizationId, {
+    eventType: "ConversationSenderReassigned",
+    eventCategory: "Conversation",
+    description: `Sender of the conversation with ${current.contactPhoneNumber} reassigned from ${current.phoneNumber ?? "none"} to ${number.phoneNumber}.`,
+    conversationId,
+    ...(current.leadId ? { leadId: current.leadId } : {}),
+    ...ownerOf(current),
+    relatedEntityType: "Conversation",
+    relatedEntityId: conversationId,
+    fromPhoneNumberId: number.id,
+    fromPhoneNumber: number.phoneNumber,
+    toPhoneNumber: current.contactPhoneNumber,
+    wasManuallyOverridden: true,
+    actor,
+  });
+  return updated;
+}
+
+/** Makes a number the conversation's sticky sender. */
+export async function setSender(
+  organizationId: string,
+  conversationId: string,
+  number: { id: string; phoneNumber: string },
+): Promise<Conversation> {
+  return update(organizationId, conversationId, {
+    phoneNumberId: number.id,
+    phoneNumber: number.phoneNumber,
+    modifiedAt: nowIso(),
+  });
+}
+
+/** Records a message in the conversation's summary; `unread` marks it unread (ordinary inbound messages). */
+export async function noteMessage(
+  organizationId: string,
+  conversationId: string,
+  message: { direction: "Inbound" | "Outbound"; body: string; at: string; unread?: boolean },
+): Promise<void> {
+  await table.update(messageNote(organizationId, conversationId, message));
+  if (message.unread === true) await UnreadConversations.onUnread(organizationId, conversationId, message.at);
+}
+
+/**
+ * The write of `noteMessage` alone, for a transaction that stores the message too (`POST /messages`); the unread
+ * ledger of an inbound message is not part of it.
+ */
+export function messageNote(
+  organizationId: string,
+  conversationId: string,
+  message: { direction: "Inbound" | "Outbound"; body: string; at: string; unread?: boolean },
+) {
+  const inbound = message.unread === true;
+  // An inbound message puts the conversation in the inbox; any other moves its inbox entry (if it has one) to
+  // this message's time, leaving it in or out as it is.
+  return ConversationEntity.update(
+    { organizationId, id: conversationId },
+    {
       lastMessageAt: message.at,
       lastMessagePreview: message.body.slice(0, 160),
-      lastDirection: "Outbound",
+      lastDirection: message.direction,
       modifiedAt: message.at,
-    };
-    const pointer = ConversationByPhoneEntity.putAt(
-      { organizationId, contactPhoneNumber },
-      { conversationId: conversation.id },
-      { condition: where.new() },
-    );
-    const put = ConversationEntity.putAt(
-      { organizationId, id: conversation.id },
-      { ...conversation, outboundCounted: true, outboundNoted: 1 },
-      { condition: where.new() },
-    );
-    return { conversation, writes: [{ Put: pointer }, { Put: put }] };
-  },
-
-  /** The id of a contact number's conversation (its pointer) as a read others batch with theirs (`readTogether`). */
-  idReadByPhone: (organizationId: string, contactPhoneNumber: string): PlannedRead<string | undefined> => ({
-    keys: [ConversationByPhoneEntity.key({ organizationId, contactPhoneNumber })],
-    from: ([pointer]) => (pointer ? String(pointer.conversationId) : undefined),
-  }),
-
-  /**
-   * `findRead` for a dispatch, with whether the conversation has no outbound message but the one being dispatched:
-   * every outbound message is stored with its conversation's note (`messageNote`, one transaction), which counts it
-   * (`outboundNoted`) in a conversation counted since its creation (`outboundCounted`). A count of 1 read after that
-   * message's commit is that message alone, so no earlier send can be waiting ahead of it (issue 27: the order check's
-   * query is skipped). Conversations stored before the count never prove it.
-   */
-  dispatchRead: (
-    organizationId: string,
-    conversationId: string,
-  ): PlannedRead<{ conversation: Conversation | undefined; onlyOutbound: boolean }> =>
-    oneItem(ConversationEntity.key({ organizationId, id: conversationId }), (item) => ({
-      conversation: item ? toConversation(item) : undefined,
-      onlyOutbound: item?.outboundCounted === true && item.outboundNoted === 1,
-    })),
-
-  /** A conversation's item as a read others batch with theirs (`readTogether`); undefined when absent. */
-  readById: (organizationId: string, conversationId: string): PlannedRead<Conversation | undefined> => ({
-    keys: [ConversationEntity.key({ organizationId, id: conversationId })],
-    from: ([item]) => (item ? toConversation(item) : undefined),
-  }),
-
-  /**
-   * The conversation this instance last sent to for a lead or a number: a hint, read with the request's other items
-   * and used only when what was read confirms it (its number is the lead's, or its number's pointer names it).
-   */
-  hint: (organizationId: string, recipient: string): string | undefined => hints.get(`${organizationId}#${recipient}`),
-
-  remember(organizationId: string, recipient: string, conversationId: string): void {
-    if (hints.size >= MAX_HINTS) hints.delete(hints.keys().next().value!);
-    hints.set(`${organizationId}#${recipient}`, conversationId);
-  },
-
-  async byPhone(organizationId: string, contactPhoneNumber: string): Promise<Conversation | undefined> {
-    const Item = await ConversationByPhoneEntity.get({ organizationId, contactPhoneNumber }, { consistent: true });
-    return Item ? Conversations.find(organizationId, Item.conversationId as string) : undefined;
-  },
-
-  async find(organizationId: string, conversationId: string): Promise<Conversation | undefined> {
-    return readAlone(Conversations.findRead(organizationId, conversationId), { consistent: true });
-  },
-
-  /** `find`'s read, for a batch with other reads (`readTogether`). */
-  findRead: (organizationId: string, conversationId: string): PlannedRead<Conversation | undefined> =>
-    oneItem(ConversationEntity.key({ organizationId, id: conversationId }), (item) =>
-      item ? toConversation(item) : undefined,
-    ),
-
-  async fromId(actor: Actor, conversationId: string): Promise<Conversation> {
-    const conversation = await Conversations.find(actor.organizationId, conversationId);
-    if (!conversation || !(await mayRead(actor, conversation))) throw new NotFoundError("Conversation", conversationId);
-    return conversation;
-  },
-
-  /** `POST /conversations/{id}/read`: clears the unread flag and count (of a conversation the caller may read). */
-  async markRead(actor: Actor, conversationId: string): Promise<Conversation> {
-    await Conversations.fromId(actor, conversationId);
-    const now = nowIso();
-    const conversation = await update(
-      actor.organizationId,
-      conversationId,
-      { unread: false, unreadCount: 0, modifiedAt: now },
-      { leave: ["unread"] },
-    );
-    await UnreadConversations.onRead(actor.organizationId, conversationId, now);
-    return conversation;
-  },
-
-  /** `PUT /conversations/{id}/sender`: the caller picks the sticky number; recorded as an event. */
-  async reassignSender(actor: Actor, conversationId: string, phoneNumberId: string): Promise<Conversation> {
-    const current = await Conversations.fromId(actor, conversationId);
-    const number = await PhoneNumbers.fromId(actor, phoneNumberId);
-    const updated = await Conversations.setSender(actor.organizationId, conversationId, number);
-    await MessagingEvents.record(actor.organizationId, {
-      eventType: "ConversationSenderReassigned",
-      eventCategory: "Conversation",
-      description: `Sender of the conversation with ${current.contactPhoneNumber} reassigned from ${current.phoneNumber ?? "none"} to ${number.phoneNumber}.`,
-      conversationId,
-      ...(current.leadId ? { leadId: current.leadId } : {}),
-      ...ownerOf(current),
-      relatedEntityType: "Conversation",
-      relatedEntityId: conversationId,
-      fromPhoneNumberId: number.id,
-      fromPhoneNumber: number.phoneNumber,
-      toPhoneNumber: current.contactPhoneNumber,
-      wasManuallyOverridden: true,
-      actor,
-    });
-    return updated;
-  },
-
-  /** Makes a number the conversation's sticky sender. */
-  async setSender(
-    organizationId: string,
-    conversationId: string,
-    number: { id: string; phoneNumber: string },
-  ): Promise<Conversation> {
-    return update(organizationId, conversationId, {
-      phoneNumberId: number.id,
-      phoneNumber: number.phoneNumber,
-      modifiedAt: nowIso(),
-    });
-  },
-
-  /** Records a message in the conversation's summary; `unread` marks it unread (ordinary inbound messages). */
-  async noteMessage(
-    organizationId: string,
-    conversationId: string,
-    message: { direction: "Inbound" | "Outbound"; body: string; at: string; unread?: boolean },
-  ): Promise<void> {
-    await table.update(Conversations.messageNote(organizationId, conversationId, message));
-    if (message.unread === true) await UnreadConversations.onUnread(organizationId, conversationId, message.at);
-  },
-
-  /**
-   * The write of `noteMessage` alone, for a transaction that stores the message too (`POST /messages`); the unread
-   * ledger of an inbound message is not part of it.
-   */
-  messageNote(
-    organizationId: string,
-    conversationId: string,
-    message: { direction: "Inbound" | "Outbound"; body: string; at: string; unread?: boolean },
-  ) {
-    const inbound = message.unread === true;
-    // An inbound message puts the conversation in the inbox; any other moves its inbox entry (if it has one) to
-    // this message's time, leaving it in or out as it is.
-    return ConversationEntity.update(
-      { organizationId, id: conversationId },
-      {
-        lastMessageAt: message.at,
-        lastMessagePreview: message.body.slice(0, 160),
-        lastDirection: message.direction,
-        modifiedAt: message.at,
-        ...(message.direction === "Outbound" ? { outboundNoted: computed.increment() } : {}),
-        ...(inbound ? { unread: true, unreadCount: computed.increment() } : {}),
-      },
-      { condition: where.stored(), ...(inbound ? { enter: { unread: {} } } : { reorder: { unread: {} } }) },
-    );
-  },
-};
+      ...(message.direction === "Outbound" ? { outboundNoted: computed.increment() } : {}),
+      ...(inbound ? { unread: true, unreadCount: computed.increment() } : {}),
+    },
+    { condition: where.stored(), ...(inbound ? { enter: { unread: {} } } : { reorder: { unread: {} } }) },
+  );
+}
 
 /** A conversation with `assignmentChangedAt`, when its assignee last changed by any path: the assignment's version. */
 export async function storedAssignment(organizationId: string, conversationId: string) {

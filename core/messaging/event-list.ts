@@ -1,7 +1,7 @@
 import type { Actor } from "#core/auth/actor";
 import { listEvents, type ListEventsQuery } from "#core/events/list";
 import * as LeadReads from "#core/leads/reads";
-import { Conversations } from "#core/messaging/conversations";
+import * as Conversations from "#core/messaging/conversations";
 import { heldToTheirOwn, isTheirs } from "#core/routing/visibility";
 import type { PagingQuery } from "#core/shared/paging";
 

@@ -1,5 +1,5 @@
+import * as Billing from "#core/billing/index";
 import {
-  Billing,
   messageCost,
   TransactionConditionFailed,
   type BillingOutcome,
@@ -13,7 +13,7 @@ import { combinedRead, readTogether, type PlannedRead } from "#core/db/items";
 import { Transaction } from "#core/db/transact";
 import type { Actor } from "#core/auth/actor";
 import type { Message } from "#core/messaging/model";
-import { NumberHealth } from "#core/messaging/number-health";
+import * as NumberHealth from "#core/messaging/number-health";
 import "#core/messaging/queue";
 import {
   changeMessage,
@@ -28,7 +28,8 @@ import {
   type HoldChange,
   type MessageChange,
 } from "#core/messaging/store";
-import { MessagingEvents, messageEventInput, type MessagingEventType } from "#core/messaging/timeline";
+import * as MessagingEvents from "#core/messaging/timeline";
+import { messageEventInput, type MessagingEventType } from "#core/messaging/timeline";
 import { nowIso } from "#core/shared/ids";
 import { MESSAGE_STATUSES, messageLifecycle, type MessageStatus } from "#core/shared/status";
 
@@ -75,212 +76,210 @@ export type Ending = MessageChange & { set: { status: MessageStatus } };
 /** Statuses that are billed: the carrier took the message (Twilio bills undelivered ones too). */
 const CHARGED = new Set<Message["status"]>(["Delivered", "Undelivered", "Unknown", "Sent"]);
 
-export const MessageLifecycle = {
-  /**
-   * Stores a new message (outbound Pending with its due entry, or inbound Received) with the event of its first
-   * status, in one transaction; `alsoWrite` (an inbound message's provider-id claim; an API send's conversation
-   * summary and Idempotency-Key answer) must succeed in it too. False when a condition failed (the message, the claim
-   * or the key existed already).
-   */
-  async create(
-    organizationId: string,
-    message: Message,
-    due: NonNullable<Due> | null,
-    event: StatusEvent = {},
-    alsoWrite?: TransactItem | readonly TransactItem[],
-  ): Promise<boolean> {
-    const transaction = new Transaction();
-    for (const write of [alsoWrite ?? []].flat()) transaction.include("alsoWrite", write);
-    transaction.put(MESSAGE, newMessagePut(organizationId, message, due));
-    MessagingEvents.item(organizationId, eventInput(message, event), transaction);
-    try {
-      await Billing.commit(transaction);
-    } catch (error) {
-      if (error instanceof TransactionConditionFailed) return false;
-      throw error;
-    }
-    return true;
-  },
+/**
+ * Stores a new message (outbound Pending with its due entry, or inbound Received) with the event of its first
+ * status, in one transaction; `alsoWrite` (an inbound message's provider-id claim; an API send's conversation
+ * summary and Idempotency-Key answer) must succeed in it too. False when a condition failed (the message, the claim
+ * or the key existed already).
+ */
+export async function create(
+  organizationId: string,
+  message: Message,
+  due: NonNullable<Due> | null,
+  event: StatusEvent = {},
+  alsoWrite?: TransactItem | readonly TransactItem[],
+): Promise<boolean> {
+  const transaction = new Transaction();
+  for (const write of [alsoWrite ?? []].flat()) transaction.include("alsoWrite", write);
+  transaction.put(MESSAGE, newMessagePut(organizationId, message, due));
+  MessagingEvents.item(organizationId, eventInput(message, event), transaction);
+  try {
+    await Billing.commit(transaction);
+  } catch (error) {
+    if (error instanceof TransactionConditionFailed) return false;
+    throw error;
+  }
+  return true;
+}
 
-  /**
-   * Moves a message that is still in one of `change.from` to another status that does not end it (Scheduled, Queued,
-   * Sending, Sent, a retry), its event written in the same transaction. The changed message, or undefined when it
-   * had moved on. A change of fields alone (no new status) records no event: use `changeMessage` for it.
-   */
-  async move(
-    organizationId: string,
-    message: Message,
-    change: MessageChange & { set: { status?: MessageStatus } },
-    event: StatusEvent = {},
-    via?: PassedThrough,
-  ): Promise<Message | undefined> {
-    const status = (change.set.status ?? message.status) as MessageStatus;
-    if (messageLifecycle.isFinal(status) || status === "Unknown")
-      throw new Error(`A move cannot end a message (${status}): finish it.`);
-    const transaction = new Transaction();
-    let from = message;
-    let write: MessageChange = change;
-    if (via) {
-      // The status passed through, in the same write: its event first, at its own time, from the message as it was there.
-      from = applied(message, via.change);
-      MessagingEvents.item(organizationId, { ...eventInput(from, {}), createdAt: via.at }, transaction);
-      write = { ...change, set: { ...via.change.set, ...change.set } };
-    }
-    const next = applied(from, change);
-    transaction.update(MESSAGE, messageUpdate(organizationId, message.id, write));
-    const recorded = eventInput(next, event);
-    const at = via ? via.next : event.at;
-    MessagingEvents.item(organizationId, at ? { ...recorded, createdAt: at } : recorded, transaction);
-    try {
-      await Billing.commit(transaction);
-    } catch (error) {
-      // The message was no longer in `change.from`: someone else moved it first.
-      if (error instanceof TransactionConditionFailed && error.failed(MESSAGE)) return undefined;
-      throw error;
-    }
-    return next;
-  },
+/**
+ * Moves a message that is still in one of `change.from` to another status that does not end it (Scheduled, Queued,
+ * Sending, Sent, a retry), its event written in the same transaction. The changed message, or undefined when it
+ * had moved on. A change of fields alone (no new status) records no event: use `changeMessage` for it.
+ */
+export async function move(
+  organizationId: string,
+  message: Message,
+  change: MessageChange & { set: { status?: MessageStatus } },
+  event: StatusEvent = {},
+  via?: PassedThrough,
+): Promise<Message | undefined> {
+  const status = (change.set.status ?? message.status) as MessageStatus;
+  if (messageLifecycle.isFinal(status) || status === "Unknown")
+    throw new Error(`A move cannot end a message (${status}): finish it.`);
+  const transaction = new Transaction();
+  let from = message;
+  let write: MessageChange = change;
+  if (via) {
+    // The status passed through, in the same write: its event first, at its own time, from the message as it was there.
+    from = applied(message, via.change);
+    MessagingEvents.item(organizationId, { ...eventInput(from, {}), createdAt: via.at }, transaction);
+    write = { ...change, set: { ...via.change.set, ...change.set } };
+  }
+  const next = applied(from, change);
+  transaction.update(MESSAGE, messageUpdate(organizationId, message.id, write));
+  const recorded = eventInput(next, event);
+  const at = via ? via.next : event.at;
+  MessagingEvents.item(organizationId, at ? { ...recorded, createdAt: at } : recorded, transaction);
+  try {
+    await Billing.commit(transaction);
+  } catch (error) {
+    // The message was no longer in `change.from`: someone else moved it first.
+    if (error instanceof TransactionConditionFailed && error.failed(MESSAGE)) return undefined;
+    throw error;
+  }
+  return next;
+}
 
-  /**
-   * The claim before a hand-off (Queued → Sending, with its event), taken after the hold was: when it fails because
-   * the message ended meanwhile (canceled, blocked), that ending may have been written before the hold existed, so
-   * the hold is settled from the final status (idempotent). A message still in flight (claimed by a concurrent
-   * consumer, requeued for a retry) keeps the hold: it is keyed by the message id, so its next dispatch reuses it.
-   */
-  async claim(
-    organizationId: string,
-    message: Message,
-    change: MessageChange & { set: { status: "Sending"; sendingStartedAt: string } },
-    queued?: MessageChange & { set: { status: "Queued"; queuedAt: string } },
-  ): Promise<Message | undefined> {
-    // `queued`: a Pending message goes through Queued in the same write (issue 27, h40), each with its event.
-    const via = queued && { change: queued, at: queued.set.queuedAt, next: change.set.sendingStartedAt };
-    const claimed = await MessageLifecycle.move(organizationId, message, change, {}, via);
-    if (claimed) return claimed;
-    await MessageLifecycle.settleIfEnded(organizationId, message.id);
-    return undefined;
-  },
+/**
+ * The claim before a hand-off (Queued → Sending, with its event), taken after the hold was: when it fails because
+ * the message ended meanwhile (canceled, blocked), that ending may have been written before the hold existed, so
+ * the hold is settled from the final status (idempotent). A message still in flight (claimed by a concurrent
+ * consumer, requeued for a retry) keeps the hold: it is keyed by the message id, so its next dispatch reuses it.
+ */
+export async function claim(
+  organizationId: string,
+  message: Message,
+  change: MessageChange & { set: { status: "Sending"; sendingStartedAt: string } },
+  queued?: MessageChange & { set: { status: "Queued"; queuedAt: string } },
+): Promise<Message | undefined> {
+  // `queued`: a Pending message goes through Queued in the same write (issue 27, h40), each with its event.
+  const via = queued && { change: queued, at: queued.set.queuedAt, next: change.set.sendingStartedAt };
+  const claimed = await move(organizationId, message, change, {}, via);
+  if (claimed) return claimed;
+  await settleIfEnded(organizationId, message.id);
+  return undefined;
+}
 
-  /**
-   * After a write that lost to another (the message moved on) made by an invocation that took the message's hold:
-   * when the message has ended meanwhile, that ending may have been written before the hold existed, so the hold is
-   * settled from the final status (idempotent).
-   */
-  async settleIfEnded(organizationId: string, messageId: string): Promise<void> {
-    const current = await readMessage(organizationId, messageId);
-    if (current && settles(current.status)) await settle(organizationId, current);
-  },
+/**
+ * After a write that lost to another (the message moved on) made by an invocation that took the message's hold:
+ * when the message has ended meanwhile, that ending may have been written before the hold existed, so the hold is
+ * settled from the final status (idempotent).
+ */
+export async function settleIfEnded(organizationId: string, messageId: string): Promise<void> {
+  const current = await readMessage(organizationId, messageId);
+  if (current && settles(current.status)) await settle(organizationId, current);
+}
 
-  /**
-   * The one way a message ends: its final status (or Unknown), the settlement of its hold (charged when the carrier
-   * took it, released otherwise), its `billingStatus` and its event are ONE transaction, so a crash can never leave a
-   * final message holding money, a charge on a message that is not final, or a final status without its event. Once
-   * committed, number health counts the outcome and a Failed or Undelivered message triggers automations.
-   * `message` is the caller's read (its id, channel, segments and recipient never change). Undefined when the message
-   * was no longer in one of `ending.from` (someone else moved it first).
-   */
-  async finish(
-    organizationId: string,
-    message: Message,
-    ending: Ending,
-    event: StatusEvent = {},
-    read?: SettlementRead,
-  ): Promise<{ message: Message; billed: BillingOutcome | undefined } | undefined> {
-    if (!settles(ending.set.status)) throw new Error(`A message cannot end ${ending.set.status}: move it.`);
-    // The caller's read (taken with the message's) serves the first plan only: a retry means the hold changed.
-    let planFrom = read;
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const { items, outcome, hold } = await settlementPlan(
-        organizationId,
-        { ...message, status: ending.set.status },
-        planFrom,
-      );
-      planFrom = undefined;
-      const billed = items.length > 0 ? outcome : undefined;
-      const set = billed
-        ? { ...ending.set, billingStatus: billed.billingStatus, billableAmount: Number(billed.billableAmount) }
-        : ending.set;
-      const change = {
-        ...ending,
-        set,
-        remove: [...(ending.remove ?? []), ...(hold.remove ?? [])],
-        condition: where.all(ending.condition, hold.condition),
-      };
-      // The settlement's writes keep their names ("reservation", "wallet", …): only the message's refusal ends here.
-      const transaction = new Transaction()
-        .update(MESSAGE, messageUpdate(organizationId, message.id, change))
-        .adopt(...items);
-      MessagingEvents.item(organizationId, eventInput({ ...message, ...set } as Message, event), transaction);
-      try {
-        await Billing.commit(transaction);
-      } catch (error) {
-        if (!(error instanceof TransactionConditionFailed)) throw error;
-        if (error.failed(MESSAGE)) {
-          // Moved on (someone else ended it first), unless what failed is the hold on its item: taken since the plan
-          // (a send's hold after the caller's read), or closed by an ending that came first. Planned again from a
-          // fresh read while the message is still where the ending may take it from.
-          planFrom = (await readTogether([settlementRead(organizationId, message.id)]))[0];
-          const stillThere = planFrom.message && ending.from.includes(planFrom.message.status);
-          if (!stillThere || Boolean(planFrom.reservation?.onOwner) === Boolean(hold.remove)) return undefined;
-        }
-        continue; // the hold changed meanwhile (settled, released, or taken on the message): plan again
-      }
-      const ended = await endedMessage(organizationId, applied(message, change));
-      await afterEnding(organizationId, ended);
-      return { message: ended, billed };
-    }
-    throw new Error(`The hold of message ${message.id} kept changing while it was being settled.`);
-  },
-
-  /**
-   * A carrier's receipt (its status callback, or its answer when the sweep asked) through the ranked lifecycle: only
-   * a message already handed to the carrier moves, never backwards; a final status ends it (`finish`). `claim` (the
-   * sweep's) must hold in that same conditional write. `read`: the settlement's read, when the caller took it with the
-   * message's (`settlementRead`). The changed message, or undefined when nothing changed.
-   */
-  async applyReceipt(
-    organizationId: string,
-    message: Message,
-    receipt: { status: MessageStatus; providerStatus: string; errorCode?: string },
-    claim?: { condition: Condition },
-    read?: SettlementRead,
-  ): Promise<Message | undefined> {
-    const next = receipt.status;
-    const from = messageLifecycle
-      .acceptedFrom(next)
-      .filter((status) => status === "Sending" || status === "Sent" || status === "Unknown");
-    if (from.length === 0) return undefined;
-    const timestampField = messageLifecycle.timestampField(next);
+/**
+ * The one way a message ends: its final status (or Unknown), the settlement of its hold (charged when the carrier
+ * took it, released otherwise), its `billingStatus` and its event are ONE transaction, so a crash can never leave a
+ * final message holding money, a charge on a message that is not final, or a final status without its event. Once
+ * committed, number health counts the outcome and a Failed or Undelivered message triggers automations.
+ * `message` is the caller's read (its id, channel, segments and recipient never change). Undefined when the message
+ * was no longer in one of `ending.from` (someone else moved it first).
+ */
+export async function finish(
+  organizationId: string,
+  message: Message,
+  ending: Ending,
+  event: StatusEvent = {},
+  read?: SettlementRead,
+): Promise<{ message: Message; billed: BillingOutcome | undefined } | undefined> {
+  if (!settles(ending.set.status)) throw new Error(`A message cannot end ${ending.set.status}: move it.`);
+  // The caller's read (taken with the message's) serves the first plan only: a retry means the hold changed.
+  let planFrom = read;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const { items, outcome, hold } = await settlementPlan(
+      organizationId,
+      { ...message, status: ending.set.status },
+      planFrom,
+    );
+    planFrom = undefined;
+    const billed = items.length > 0 ? outcome : undefined;
+    const set = billed
+      ? { ...ending.set, billingStatus: billed.billingStatus, billableAmount: Number(billed.billableAmount) }
+      : ending.set;
     const change = {
-      from,
-      ...claim,
-      set: {
-        status: next,
-        providerStatus: receipt.providerStatus,
-        ...(timestampField ? { [timestampField]: nowIso() } : {}),
-        ...(receipt.errorCode
-          ? {
-              errorCode: receipt.errorCode,
-              statusReason: `Provider reported ${receipt.providerStatus} (${receipt.errorCode}).`,
-            }
-          : {}),
-      },
+      ...ending,
+      set,
+      remove: [...(ending.remove ?? []), ...(hold.remove ?? [])],
+      condition: where.all(ending.condition, hold.condition),
     };
-    if (messageLifecycle.isFinal(next))
-      return (await MessageLifecycle.finish(organizationId, message, { ...change, due: null }, {}, read))?.message;
-    return MessageLifecycle.move(organizationId, message, change);
-  },
+    // The settlement's writes keep their names ("reservation", "wallet", …): only the message's refusal ends here.
+    const transaction = new Transaction()
+      .update(MESSAGE, messageUpdate(organizationId, message.id, change))
+      .adopt(...items);
+    MessagingEvents.item(organizationId, eventInput({ ...message, ...set } as Message, event), transaction);
+    try {
+      await Billing.commit(transaction);
+    } catch (error) {
+      if (!(error instanceof TransactionConditionFailed)) throw error;
+      if (error.failed(MESSAGE)) {
+        // Moved on (someone else ended it first), unless what failed is the hold on its item: taken since the plan
+        // (a send's hold after the caller's read), or closed by an ending that came first. Planned again from a
+        // fresh read while the message is still where the ending may take it from.
+        planFrom = (await readTogether([settlementRead(organizationId, message.id)]))[0];
+        const stillThere = planFrom.message && ending.from.includes(planFrom.message.status);
+        if (!stillThere || Boolean(planFrom.reservation?.onOwner) === Boolean(hold.remove)) return undefined;
+      }
+      continue; // the hold changed meanwhile (settled, released, or taken on the message): plan again
+    }
+    const ended = await endedMessage(organizationId, applied(message, change));
+    await afterEnding(organizationId, ended);
+    return { message: ended, billed };
+  }
+  throw new Error(`The hold of message ${message.id} kept changing while it was being settled.`);
+}
 
-  /**
-   * The hold sweeper's net: settles the hold of a message that already ended (its `finish` settled it unless
-   * something went wrong) exactly as `finish` would have; repeating it changes nothing. The outcome when this call
-   * settled it.
-   */
-  async settleHoldOfEnded(organizationId: string, message: Message): Promise<BillingOutcome | undefined> {
-    if (!settles(message.status)) return undefined;
-    return settle(organizationId, message);
-  },
-};
+/**
+ * A carrier's receipt (its status callback, or its answer when the sweep asked) through the ranked lifecycle: only
+ * a message already handed to the carrier moves, never backwards; a final status ends it (`finish`). `claim` (the
+ * sweep's) must hold in that same conditional write. `read`: the settlement's read, when the caller took it with the
+ * message's (`settlementRead`). The changed message, or undefined when nothing changed.
+ */
+export async function applyReceipt(
+  organizationId: string,
+  message: Message,
+  receipt: { status: MessageStatus; providerStatus: string; errorCode?: string },
+  claim?: { condition: Condition },
+  read?: SettlementRead,
+): Promise<Message | undefined> {
+  const next = receipt.status;
+  const from = messageLifecycle
+    .acceptedFrom(next)
+    .filter((status) => status === "Sending" || status === "Sent" || status === "Unknown");
+  if (from.length === 0) return undefined;
+  const timestampField = messageLifecycle.timestampField(next);
+  const change = {
+    from,
+    ...claim,
+    set: {
+      status: next,
+      providerStatus: receipt.providerStatus,
+      ...(timestampField ? { [timestampField]: nowIso() } : {}),
+      ...(receipt.errorCode
+        ? {
+            errorCode: receipt.errorCode,
+            statusReason: `Provider reported ${receipt.providerStatus} (${receipt.errorCode}).`,
+          }
+        : {}),
+    },
+  };
+  if (messageLifecycle.isFinal(next))
+    return (await finish(organizationId, message, { ...change, due: null }, {}, read))?.message;
+  return move(organizationId, message, change);
+}
+
+/**
+ * The hold sweeper's net: settles the hold of a message that already ended (its `finish` settled it unless
+ * something went wrong) exactly as `finish` would have; repeating it changes nothing. The outcome when this call
+ * settled it.
+ */
+export async function settleHoldOfEnded(organizationId: string, message: Message): Promise<BillingOutcome | undefined> {
+  if (!settles(message.status)) return undefined;
+  return settle(organizationId, message);
+}
 
 /** Final statuses, and Unknown: not final (a late receipt may still replace it) but where the hold is settled (charged). */
 function settles(status: MessageStatus): boolean {

@@ -3,7 +3,7 @@ import type { Actor } from "#core/auth/actor";
 import { MessageEntity } from "#core/db/entities/messaging";
 import { queryPages } from "#core/db/query";
 import { NotFoundError } from "#core/errors";
-import { Conversations } from "#core/messaging/conversations";
+import * as Conversations from "#core/messaging/conversations";
 import type { Message } from "#core/messaging/model";
 import { readMessage } from "#core/messaging/store";
 import { mayRead } from "#core/routing/visibility";

@@ -1,7 +1,7 @@
 import { billingMonth, fromUnits, toUnits } from "#core/billing/prices";
-import { PhoneNumberFees } from "#core/billing/number-fees";
-import { PhoneNumbers } from "#core/messaging/phone-numbers";
-import { Organizations } from "#core/organizations/index";
+import * as PhoneNumberFees from "#core/billing/number-fees";
+import * as PhoneNumbers from "#core/messaging/phone-numbers";
+import * as Organizations from "#core/organizations/index";
 
 export interface NumberFeeRunResult {
   /** The billing month charged (`2026-03`). */

@@ -6,8 +6,9 @@ import { table } from "#core/db/items";
 import { queryAll } from "#core/db/query";
 import { ConflictError } from "#core/errors";
 import type { Message } from "#core/messaging/model";
-import { PhoneNumbers, type PhoneNumber } from "#core/messaging/phone-numbers";
-import { MessagingEvents } from "#core/messaging/timeline";
+import * as PhoneNumbers from "#core/messaging/phone-numbers";
+import { type PhoneNumber } from "#core/messaging/phone-numbers";
+import * as MessagingEvents from "#core/messaging/timeline";
 import { nowIso, timestamp } from "#core/shared/ids";
 
 /**
@@ -84,60 +85,58 @@ export type NumberHealthReport = v.InferOutput<typeof NumberHealthSchema>;
 
 type Counts = { finals: number; delivered: number; optOuts: number; other: number } & Record<TrackedErrorCode, number>;
 
-export const NumberHealth = {
-  /** Counts an outbound message's final outcome at the carrier for its number; a filtering error may pause the number. */
-  async recordOutcome(organizationId: string, message: Message): Promise<void> {
-    if (message.direction !== "Outbound" || !message.fromPhoneNumberId || !message.providerMessageId) return;
-    if (message.status !== "Delivered" && message.status !== "Undelivered" && message.status !== "Failed") return;
-    const code = trackedCodeOf(message.errorCode);
-    const counter = message.status === "Delivered" ? "delivered" : code ? `e${code}` : "other";
-    await add(organizationId, message.fromPhoneNumberId, ["finals", counter]);
-    if (code && filteringCodes.has(code)) await pauseOnSpike(organizationId, message.fromPhoneNumberId);
-  },
+/** Counts an outbound message's final outcome at the carrier for its number; a filtering error may pause the number. */
+export async function recordOutcome(organizationId: string, message: Message): Promise<void> {
+  if (message.direction !== "Outbound" || !message.fromPhoneNumberId || !message.providerMessageId) return;
+  if (message.status !== "Delivered" && message.status !== "Undelivered" && message.status !== "Failed") return;
+  const code = trackedCodeOf(message.errorCode);
+  const counter = message.status === "Delivered" ? "delivered" : code ? `e${code}` : "other";
+  await add(organizationId, message.fromPhoneNumberId, ["finals", counter]);
+  if (code && filteringCodes.has(code)) await pauseOnSpike(organizationId, message.fromPhoneNumberId);
+}
 
-  /** Counts a contact's opt-out against the number of their conversation. */
-  async recordOptOut(organizationId: string, phoneNumberId: string): Promise<void> {
-    await add(organizationId, phoneNumberId, ["optOuts"]);
-  },
+/** Counts a contact's opt-out against the number of their conversation. */
+export async function recordOptOut(organizationId: string, phoneNumberId: string): Promise<void> {
+  await add(organizationId, phoneNumberId, ["optOuts"]);
+}
 
-  /** `GET /phone-numbers/{id}/health`: the rolling 24-hour window. */
-  async report(actor: Actor, phoneNumberId: string): Promise<NumberHealthReport> {
-    const number = await PhoneNumbers.fromId(actor, phoneNumberId);
-    return reportOf(actor.organizationId, number, Date.now());
-  },
+/** `GET /phone-numbers/{id}/health`: the rolling 24-hour window. */
+export async function report(actor: Actor, phoneNumberId: string): Promise<NumberHealthReport> {
+  const number = await PhoneNumbers.fromId(actor, phoneNumberId);
+  return reportOf(actor.organizationId, number, Date.now());
+}
 
-  /** Sums of several numbers' windows (a campaign's opt-out rate). */
-  async totals(
-    organizationId: string,
-    phoneNumberIds: readonly string[],
-  ): Promise<{ finalOutcomes: number; optOuts: number }> {
-    const now = Date.now();
-    const all = await Promise.all(phoneNumberIds.map((id) => counts(organizationId, id, now - reportWindowMs, now)));
-    return {
-      finalOutcomes: all.reduce((sum, c) => sum + c.finals, 0),
-      optOuts: all.reduce((sum, c) => sum + c.optOuts, 0),
-    };
-  },
+/** Sums of several numbers' windows (a campaign's opt-out rate). */
+export async function totals(
+  organizationId: string,
+  phoneNumberIds: readonly string[],
+): Promise<{ finalOutcomes: number; optOuts: number }> {
+  const now = Date.now();
+  const all = await Promise.all(phoneNumberIds.map((id) => counts(organizationId, id, now - reportWindowMs, now)));
+  return {
+    finalOutcomes: all.reduce((sum, c) => sum + c.finals, 0),
+    optOuts: all.reduce((sum, c) => sum + c.optOuts, 0),
+  };
+}
 
-  /** `POST /phone-numbers/{id}/resume`: the owner puts a paused number back in the pool. */
-  async resume(actor: Actor, phoneNumberId: string): Promise<PhoneNumber> {
-    const number = await PhoneNumbers.fromId(actor, phoneNumberId);
-    if (!number.paused) throw new ConflictError(`${number.phoneNumber} is not paused.`);
-    if (await PhoneNumbers.setPaused(actor.organizationId, phoneNumberId, null)) {
-      await MessagingEvents.record(actor.organizationId, {
-        eventType: "PhoneNumberResumed",
-        eventCategory: "PhoneNumber",
-        description: `Phone number ${number.phoneNumber} resumed: it sends again.`,
-        relatedEntityType: "PhoneNumber",
-        relatedEntityId: number.id,
-        fromPhoneNumberId: number.id,
-        fromPhoneNumber: number.phoneNumber,
-        actor,
-      });
-    }
-    return PhoneNumbers.fromId(actor, phoneNumberId);
-  },
-};
+/** `POST /phone-numbers/{id}/resume`: the owner puts a paused number back in the pool. */
+export async function resume(actor: Actor, phoneNumberId: string): Promise<PhoneNumber> {
+  const number = await PhoneNumbers.fromId(actor, phoneNumberId);
+  if (!number.paused) throw new ConflictError(`${number.phoneNumber} is not paused.`);
+  if (await PhoneNumbers.setPaused(actor.organizationId, phoneNumberId, null)) {
+    await MessagingEvents.record(actor.organizationId, {
+      eventType: "PhoneNumberResumed",
+      eventCategory: "PhoneNumber",
+      description: `Phone number ${number.phoneNumber} resumed: it sends again.`,
+      relatedEntityType: "PhoneNumber",
+      relatedEntityId: number.id,
+      fromPhoneNumberId: number.id,
+      fromPhoneNumber: number.phoneNumber,
+      actor,
+    });
+  }
+  return PhoneNumbers.fromId(actor, phoneNumberId);
+}
 
 async function pauseOnSpike(organizationId: string, phoneNumberId: string): Promise<void> {
   const now = Date.now();

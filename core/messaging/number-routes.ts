@@ -1,4 +1,5 @@
-import { PhoneNumbers, type NumberRoute } from "#core/messaging/phone-numbers";
+import * as PhoneNumbers from "#core/messaging/phone-numbers";
+import { type NumberRoute } from "#core/messaging/phone-numbers";
 import { toE164 } from "#core/shared/phone";
 
 /**

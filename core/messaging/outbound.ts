@@ -4,24 +4,29 @@ import "#core/messaging/queue";
 import { reserveForMessage, type BillingDecision } from "#core/messaging/billing-seam";
 import { where } from "#core/db/expression";
 import { combinedRead, nothingToRead, readTogether, type PlannedRead } from "#core/db/items";
-import { Billing, type PriceList, type StoredReservation } from "#core/billing/index";
+import * as Billing from "#core/billing/index";
+import { type PriceList, type StoredReservation } from "#core/billing/index";
 import { frequencyCapsRead } from "#core/consent/settings";
 import { messagingConfig } from "#core/messaging/config";
-import { Contacts, type Contact } from "#core/messaging/contacts";
-import { Conversations, type Conversation } from "#core/messaging/conversations";
-import { DISPATCH_GRACE_MS, MessageLifecycle, recordProviderId } from "#core/messaging/lifecycle";
+import * as Contacts from "#core/messaging/contacts";
+import { type Contact } from "#core/messaging/contacts";
+import * as Conversations from "#core/messaging/conversations";
+import { type Conversation } from "#core/messaging/conversations";
+import * as MessageLifecycle from "#core/messaging/lifecycle";
+import { DISPATCH_GRACE_MS, recordProviderId } from "#core/messaging/lifecycle";
 import type { Message } from "#core/messaging/model";
-import { BUSY_RELISTING_MS, PhoneNumbers, type SenderNumber } from "#core/messaging/phone-numbers";
+import * as PhoneNumbers from "#core/messaging/phone-numbers";
+import { BUSY_RELISTING_MS, type SenderNumber } from "#core/messaging/phone-numbers";
 import { checkContactWindow, frequencyCapRefusal } from "#core/messaging/contact-rules";
 import { passedCheck } from "#core/consent/contact-rules";
 import { conversationAhead } from "#core/messaging/conversation-order";
+import * as Pacing from "#core/messaging/pacing";
 import {
   isThrottle,
   isThrottleCode,
   lanesOf,
   leastBusy,
   markLaneUsed,
-  Pacing,
   skipHandOver,
   untilFailover,
   untilHandOver,
@@ -36,7 +41,7 @@ import {
   senderRefusal,
   type SenderRefusal,
 } from "#core/messaging/sender-registration";
-import { MessagingSettingsStore } from "#core/messaging/settings";
+import * as MessagingSettingsStore from "#core/messaging/settings";
 import { messageLifecycle, planRetry, type MessageStatus } from "#core/shared/status";
 import {
   changeMessage,
@@ -46,8 +51,8 @@ import {
   refusedAttemptsOf,
   type MessageChange,
 } from "#core/messaging/store";
-import { Suppressions } from "#core/suppressions/index";
-import { MessagingEvents } from "#core/messaging/timeline";
+import * as Suppressions from "#core/suppressions/index";
+import * as MessagingEvents from "#core/messaging/timeline";
 import { organizationProfile } from "#core/organizations/profile";
 import { organizationProviders } from "#core/messaging/provider-choice";
 import { statusCallbackUrl } from "#core/providers/index";
@@ -72,46 +77,47 @@ import { parsePhone, recipientTimeZone } from "#core/shared/phone";
  * send reach the provider at most once; the message id is also the provider's
  * idempotency key.
  */
-export const Outbound = {
-  async process(
-    organizationId: string,
-    messageId: string,
-    slot?: Slot,
-    carried: { to?: string; conversationId?: string; leadId?: string } = {},
-  ): Promise<void> {
-    const { stored, read, contact } = await processReads(organizationId, messageId, carried);
-    const message = stored?.message;
-    if (!message || message.direction !== "Outbound" || messageLifecycle.isFinal(message.status)) return;
-    // The dispatch reads taken with the message serve only the message they were taken for.
-    const taken = read && read.for === `${message.toPhoneNumber} ${message.conversationId}` ? read.items : undefined;
-    const known = contact && contact.for === message.leadId ? { contact: contact.contact } : undefined;
-    if (message.status === "Pending" || message.status === "Scheduled")
-      return plan(organizationId, message, taken, known);
-    if (message.status === "Queued") return dispatch(organizationId, message, slot ?? stored.heldSlot, taken, known);
-    // Sending, Sent, Unknown: waiting for the provider's receipts.
-  },
 
-  /**
-   * The poison hook of `message.send` (core/queue/subscribe): the last attempt
-   * failed, so a message not yet handed to the provider ends Failed
-   * (`ProcessingError`), its hold released in the same write, with its event.
-   * A claimed one (Sending) is left to the receipt timeout.
-   */
-  async abandon(organizationId: string, messageId: string, error: unknown): Promise<void> {
-    const message = await readMessage(organizationId, messageId);
-    if (!message || message.direction !== "Outbound") return;
-    await fail(
-      organizationId,
-      message,
-      WAITING,
-      PROCESSING_ERROR,
-      `${PROCESSING_ERROR}: processing kept failing (${error instanceof Error ? error.message : String(error)}).`,
-    );
-  },
+export async function process(
+  organizationId: string,
+  messageId: string,
+  slot?: Slot,
+  carried: { to?: string; conversationId?: string; leadId?: string } = {},
+): Promise<void> {
+  const { stored, read, contact } = await processReads(organizationId, messageId, carried);
+  const message = stored?.message;
+  if (!message || message.direction !== "Outbound" || messageLifecycle.isFinal(message.status)) return;
+  // The dispatch reads taken with the message serve only the message they were taken for.
+  const taken = read && read.for === `${message.toPhoneNumber} ${message.conversationId}` ? read.items : undefined;
+  const known = contact && contact.for === message.leadId ? { contact: contact.contact } : undefined;
+  if (message.status === "Pending" || message.status === "Scheduled")
+    return plan(organizationId, message, taken, known);
+  if (message.status === "Queued")
+    return dispatchQueued(organizationId, message, slot ?? stored.heldSlot, taken, known);
+  // Sending, Sent, Unknown: waiting for the provider's receipts.
+}
 
-  /** Sends a message the caller read as Queued (the consumer's step after `process`; tests replay a stale read with it). */
-  dispatch: (organizationId: string, message: Message): Promise<void> => dispatch(organizationId, message),
-};
+/**
+ * The poison hook of `message.send` (core/queue/subscribe): the last attempt
+ * failed, so a message not yet handed to the provider ends Failed
+ * (`ProcessingError`), its hold released in the same write, with its event.
+ * A claimed one (Sending) is left to the receipt timeout.
+ */
+export async function abandon(organizationId: string, messageId: string, error: unknown): Promise<void> {
+  const message = await readMessage(organizationId, messageId);
+  if (!message || message.direction !== "Outbound") return;
+  await fail(
+    organizationId,
+    message,
+    WAITING,
+    PROCESSING_ERROR,
+    `${PROCESSING_ERROR}: processing kept failing (${error instanceof Error ? error.message : String(error)}).`,
+  );
+}
+
+/** Sends a message the caller read as Queued (the consumer's step after `process`; tests replay a stale read with it). */
+export const dispatch = (organizationId: string, message: Message): Promise<void> =>
+  dispatchQueued(organizationId, message);
 
 /**
  * A receipt that ends the message's attempt because its number sent too fast (Twilio's 30022 or 14107 on a
@@ -211,7 +217,7 @@ async function plan(
   };
   // The lead read for quiet hours serves the opt-out check a moment later, as the suppression entry read with the
   // message does.
-  await dispatch(organizationId, message, undefined, read, known, toQueued);
+  await dispatchQueued(organizationId, message, undefined, read, known, toQueued);
 }
 
 /**
@@ -315,7 +321,7 @@ async function quietHours(organizationId: string, message: Message, at: number, 
  * Scheduled and `plan` queued it: written Queued with the claim when the sender's slot is free at once (one
  * transaction, both events), else first (`queuedFirst`).
  */
-async function dispatch(
+async function dispatchQueued(
   organizationId: string,
   message: Message,
   slot?: Slot,

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { PhoneNumberEntity, PhoneNumberLaneEntity } from "#core/db/entities/phone-numbers";
 import { computed, where, type Condition } from "#core/db/expression";
 import { conditionally, table } from "#core/db/items";
-import { Conversations } from "#core/messaging/conversations";
+import * as Conversations from "#core/messaging/conversations";
 import { DISPATCH_GRACE_MS } from "#core/messaging/messages";
 import type { Message } from "#core/messaging/model";
 import { MessageSend } from "#core/messaging/queue";
@@ -75,7 +75,7 @@ export type PacedNumber = {
   phoneNumber: string;
   messagesPerSecond: number | null;
   paceNextAt: number;
-  /** The lane a send paces on (`Pacing.onLane`); absent or 0: the number's own item, its only lane when it is slow. */
+  /** The lane a send paces on (`onLane`); absent or 0: the number's own item, its only lane when it is slow. */
   lane?: number;
 };
 
@@ -291,133 +291,141 @@ export function leastBusy<T extends Pick<PacedNumber, "paceNextAt">>(numbers: T[
   return [...numbers].sort((a, b) => Math.max(a.paceNextAt, now) - Math.max(b.paceNextAt, now))[0];
 }
 
-export const Pacing = {
-  /**
-   * The view of a sender number a send paces on: the lane next in turn of a number paced in lanes (`lanesOf`). Sender
-   * choice reads only the numbers' own items, so its next free slot is lane 0's: lanes fill in turn, so lane 0 is as
-   * busy as the others give or take a send, and a throttle holds them all. The booking's conditional write on the
-   * lane's own item decides.
-   */
-  onLane<T extends PacedNumber>(number: T): T & Pick<PacedNumber, "lane"> {
-    const { count } = lanesOf(number);
-    if (count === 1) return number;
-    const turn = laneTurns.get(number.id) ?? Math.floor(Math.random() * count);
-    laneTurns.set(number.id, (turn + 1) % count);
-    return turn === 0 ? number : { ...number, lane: turn };
-  },
+/**
+ * The view of a sender number a send paces on: the lane next in turn of a number paced in lanes (`lanesOf`). Sender
+ * choice reads only the numbers' own items, so its next free slot is lane 0's: lanes fill in turn, so lane 0 is as
+ * busy as the others give or take a send, and a throttle holds them all. The booking's conditional write on the
+ * lane's own item decides.
+ */
+export function onLane<T extends PacedNumber>(number: T): T & Pick<PacedNumber, "lane"> {
+  const { count } = lanesOf(number);
+  if (count === 1) return number;
+  const turn = laneTurns.get(number.id) ?? Math.floor(Math.random() * count);
+  laneTurns.set(number.id, (turn + 1) % count);
+  return turn === 0 ? number : { ...number, lane: turn };
+}
 
-  /**
-   * Reserves the number's next send slot. One conditional write when the number
-   * is as busy as sender choice read it (the usual case); a second only when it
-   * turned free or busy meanwhile. Slots are handed out in reservation order, so
-   * a conversation's later message (same sticky number) never goes before an earlier one. A free number's next slot
-   * is the start of the send window after the one its send now will be handed over in (`reserveHandOver`), so the
-   * slots after it start windows too (one interval apart) and a send does not wait claimed for a window its slot
-   * did not count.
-   */
-  async reserve(organizationId: string, number: PacedNumber, now = Date.now(), seenBusy = false): Promise<number> {
-    const interval = sendInterval(number);
-    const windows = windowsOf(number);
-    const nextWindow = windowStart(windows, firstWindowFor(windows, now, now) + 1);
-    let busy = seenBusy || nextAtOf(organizationId, number) > now;
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const at = busy
-        ? await reserveAfterLast(organizationId, number, interval, now)
-        : await reserveNow(organizationId, number, nextWindow, now);
-      if (at !== undefined) return at;
-      busy = !busy;
-    }
-    // Freed and refilled twice in a row (or the number was just deleted): the slot after the last, else now.
-    return (await reserveAfterLast(organizationId, number, interval, now)) ?? now;
-  },
+/**
+ * Reserves the number's next send slot. One conditional write when the number
+ * is as busy as sender choice read it (the usual case); a second only when it
+ * turned free or busy meanwhile. Slots are handed out in reservation order, so
+ * a conversation's later message (same sticky number) never goes before an earlier one. A free number's next slot
+ * is the start of the send window after the one its send now will be handed over in (`reserveHandOver`), so the
+ * slots after it start windows too (one interval apart) and a send does not wait claimed for a window its slot
+ * did not count.
+ */
+export async function reserve(
+  organizationId: string,
+  number: PacedNumber,
+  now = Date.now(),
+  seenBusy = false,
+): Promise<number> {
+  const interval = sendInterval(number);
+  const windows = windowsOf(number);
+  const nextWindow = windowStart(windows, firstWindowFor(windows, now, now) + 1);
+  let busy = seenBusy || nextAtOf(organizationId, number) > now;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const at = busy
+      ? await reserveAfterLast(organizationId, number, interval, now)
+      : await reserveNow(organizationId, number, nextWindow, now);
+    if (at !== undefined) return at;
+    busy = !busy;
+  }
+  // Freed and refilled twice in a row (or the number was just deleted): the slot after the last, else now.
+  return (await reserveAfterLast(organizationId, number, interval, now)) ?? now;
+}
 
-  /**
-   * The number's hand-over now, when it is free now (its next slot has come): the turn of a send that may go at
-   * once, else undefined (busy, or another send took it first). A message still Pending asks this before it is
-   * written Queued (core/messaging/outbound.ts): free, it goes straight to Sending.
-   */
-  async bookIfFree(organizationId: string, number: PacedNumber): Promise<Turn | undefined> {
-    // Known busy: no turn to wait for. Else in turn, and asked again there (the one before may have booked it).
-    if (nextAtOf(organizationId, number) > Date.now()) return undefined;
-    const booked = await oneBookingAtATime(organizationId, number, async () =>
-      nextAtOf(organizationId, number) > Date.now() ? undefined : bookNow(organizationId, number),
-    );
-    return booked ? { number, handOver: booked, passed: false } : undefined;
-  },
+/**
+ * The number's hand-over now, when it is free now (its next slot has come): the turn of a send that may go at
+ * once, else undefined (busy, or another send took it first). A message still Pending asks this before it is
+ * written Queued (core/messaging/outbound.ts): free, it goes straight to Sending.
+ */
+export async function bookIfFree(organizationId: string, number: PacedNumber): Promise<Turn | undefined> {
+  // Known busy: no turn to wait for. Else in turn, and asked again there (the one before may have booked it).
+  if (nextAtOf(organizationId, number) > Date.now()) return undefined;
+  const booked = await oneBookingAtATime(organizationId, number, async () =>
+    nextAtOf(organizationId, number) > Date.now() ? undefined : bookNow(organizationId, number),
+  );
+  return booked ? { number, handOver: booked, passed: false } : undefined;
+}
 
-  /**
-   * Holds a Queued message until its sender's slot: the hand-over it booked
-   * when it may go (at most one window and a second away; the caller waits for
-   * it right before the carrier request, `untilHandOver`), else
-   * undefined: the message went back to the
-   * queue delayed to its slot, carrying it (a redelivery does not reserve
-   * again), its dispatch deadline moved past the slot (the sweep must not
-   * republish a message that is only waiting), and a conversation without a
-   * sender yet gets this number now, so its next message queues behind this one.
-   */
-  async awaitSlot(
-    organizationId: string,
-    message: Message,
-    number: PacedNumber,
-    reason: SenderSelectionReason,
-    held: Slot | undefined,
-    /** The caller just asked `bookIfFree` and was refused: the number is busy. */
-    triedNow = false,
-  ): Promise<Turn | undefined> {
-    if (!triedNow && held?.numberId !== number.id) {
-      const booked = await Pacing.bookIfFree(organizationId, number);
-      if (booked) return booked;
-    }
-    // Reserved only after the number refused a send now (above, or the caller's `bookIfFree`). On a lane, whose own
-    // state sender choice did not read (its view carries lane 0's), that refusal says it is most likely busy: its slot
-    // after the last, without trying "now" again.
-    const slot =
-      held?.numberId === number.id ? held.at : await Pacing.reserve(organizationId, number, Date.now(), !!number.lane);
-    // Only a send about to go takes a hand-over time: one further ahead would hold it while it waits in the queue.
-    // About to go is a second, and up to a second more for a window's start: after a free number's send, the next
-    // slot opens the window after the one that send is handed over in, up to a window and ~0.9 s away, and the send
-    // right behind it (a conversation's next message) stays in place rather than going round the queue.
-    const handOver =
-      slot - Date.now() <= WAIT_IN_PLACE_MS + Math.min(windowMs(windowsOf(number)), WAIT_IN_PLACE_MS)
-        ? await reserveHandOver(organizationId, number, slot)
-        : { at: slot, after: null, reserved: false };
-    const at = handOver.at;
-    if (handOver.reserved) return { number, handOver: { at, after: handOver.after }, passed: false };
-    await waitInQueue(organizationId, message, at, {
-      slot: { numberId: number.id, at, reason, ...(number.lane ? { lane: number.lane } : {}) },
-      whileHeld: async () => {
-        if (reason !== "StickyConversation" && reason !== "ManualOverride")
-          await Conversations.setSender(organizationId, message.conversationId, number);
-      },
-    });
-    return undefined;
-  },
+/**
+ * Holds a Queued message until its sender's slot: the hand-over it booked
+ * when it may go (at most one window and a second away; the caller waits for
+ * it right before the carrier request, `untilHandOver`), else
+ * undefined: the message went back to the
+ * queue delayed to its slot, carrying it (a redelivery does not reserve
+ * again), its dispatch deadline moved past the slot (the sweep must not
+ * republish a message that is only waiting), and a conversation without a
+ * sender yet gets this number now, so its next message queues behind this one.
+ */
+export async function awaitSlot(
+  organizationId: string,
+  message: Message,
+  number: PacedNumber,
+  reason: SenderSelectionReason,
+  held: Slot | undefined,
+  /** The caller just asked `bookIfFree` and was refused: the number is busy. */
+  triedNow = false,
+): Promise<Turn | undefined> {
+  if (!triedNow && held?.numberId !== number.id) {
+    const booked = await bookIfFree(organizationId, number);
+    if (booked) return booked;
+  }
+  // Reserved only after the number refused a send now (above, or the caller's `bookIfFree`). On a lane, whose own
+  // state sender choice did not read (its view carries lane 0's), that refusal says it is most likely busy: its slot
+  // after the last, without trying "now" again.
+  const slot =
+    held?.numberId === number.id ? held.at : await reserve(organizationId, number, Date.now(), !!number.lane);
+  // Only a send about to go takes a hand-over time: one further ahead would hold it while it waits in the queue.
+  // About to go is a second, and up to a second more for a window's start: after a free number's send, the next
+  // slot opens the window after the one that send is handed over in, up to a window and ~0.9 s away, and the send
+  // right behind it (a conversation's next message) stays in place rather than going round the queue.
+  const handOver =
+    slot - Date.now() <= WAIT_IN_PLACE_MS + Math.min(windowMs(windowsOf(number)), WAIT_IN_PLACE_MS)
+      ? await reserveHandOver(organizationId, number, slot)
+      : { at: slot, after: null, reserved: false };
+  const at = handOver.at;
+  if (handOver.reserved) return { number, handOver: { at, after: handOver.after }, passed: false };
+  await waitInQueue(organizationId, message, at, {
+    slot: { numberId: number.id, at, reason, ...(number.lane ? { lane: number.lane } : {}) },
+    whileHeld: async () => {
+      if (reason !== "StickyConversation" && reason !== "ManualOverride")
+        await Conversations.setSender(organizationId, message.conversationId, number);
+    },
+  });
+  return undefined;
+}
 
-  /**
-   * The carrier throttled this number: none of its lanes sends before `retryAfter` (or the default backoff); other
-   * numbers go on. A number of several lanes is read first, for its rate (throttles are rare).
-   */
-  async throttled(organizationId: string, numberId: string, error: ProviderError, now = Date.now()): Promise<void> {
-    const notBefore =
-      now +
-      (error.details.retryAfterSeconds !== undefined ? error.details.retryAfterSeconds * 1000 : THROTTLE_BACKOFF_MS);
-    const stored = await PhoneNumberEntity.get(
-      { organizationId, id: numberId },
-      { attributes: ["phoneNumber", "messagesPerSecond"] },
-    );
-    const lanes = stored ? lanesOf({ ...pacingOf(stored), phoneNumber: String(stored.phoneNumber) }).count : 1;
-    await Promise.all(
-      Array.from({ length: lanes }, (_, lane) =>
-        updatePace(
-          organizationId,
-          { id: numberId, lane },
-          { paceNextAt: notBefore },
-          where.any(where.absent("paceNextAt"), where.before("paceNextAt", notBefore)),
-        ),
+/**
+ * The carrier throttled this number: none of its lanes sends before `retryAfter` (or the default backoff); other
+ * numbers go on. A number of several lanes is read first, for its rate (throttles are rare).
+ */
+export async function throttled(
+  organizationId: string,
+  numberId: string,
+  error: ProviderError,
+  now = Date.now(),
+): Promise<void> {
+  const notBefore =
+    now +
+    (error.details.retryAfterSeconds !== undefined ? error.details.retryAfterSeconds * 1000 : THROTTLE_BACKOFF_MS);
+  const stored = await PhoneNumberEntity.get(
+    { organizationId, id: numberId },
+    { attributes: ["phoneNumber", "messagesPerSecond"] },
+  );
+  const lanes = stored ? lanesOf({ ...pacingOf(stored), phoneNumber: String(stored.phoneNumber) }).count : 1;
+  await Promise.all(
+    Array.from({ length: lanes }, (_, lane) =>
+      updatePace(
+        organizationId,
+        { id: numberId, lane },
+        { paceNextAt: notBefore },
+        where.any(where.absent("paceNextAt"), where.before("paceNextAt", notBefore)),
       ),
-    );
-  },
-};
+    ),
+  );
+}
 
 /**
  * Puts a Queued message back in the queue until `at` (epoch ms; SQS delays go up to 15 minutes), carrying its
@@ -597,7 +605,7 @@ async function bookHandOver(
 }
 
 /**
- * A number sender choice read as free: its slot (now) and its hand-over in ONE conditional write, what `Pacing.reserve`
+ * A number sender choice read as free: its slot (now) and its hand-over in ONE conditional write, what `reserve`
  * and `reserveHandOver` write in two when both conditions hold (the number still free, no hand-over booked in or after
  * the window this one takes). Undefined when either changed since the read: the caller books in the two steps.
  */

@@ -4,8 +4,8 @@ import { maxChars, statedShape } from "#core/shared/validation";
 import { PhoneNumberEntity } from "#core/db/entities/phone-numbers";
 import { listPage, type ListResource, listQuerySchema } from "#core/db/list";
 import { NotFoundError, ValidationError } from "#core/errors";
-import { UserLookups } from "#core/users/lookups";
-import { Audit } from "#core/audit/index";
+import * as UserLookups from "#core/users/lookups";
+import * as Audit from "#core/audit/index";
 import type { Actor } from "#core/auth/actor";
 import { type Page, type PagingQuery } from "#core/shared/paging";
 import { nowIso } from "#core/shared/ids";
@@ -83,40 +83,39 @@ const listResource: ListResource<PhoneNumber> = {
 export const ListPhoneNumbersSchema = listQuerySchema(listResource);
 
 /** The phone number routes' list and edit (`GET /phone-numbers`, `PUT /phone-numbers/{phoneNumberId}`). */
-export const PhoneNumberAdmin = {
-  async list(actor: Actor, query: PagingQuery): Promise<Page<PhoneNumber>> {
-    return listPage(listResource, actor.organizationId, query);
-  },
 
-  /**
-   * Renames a number and sets whose own number it is (the number, its carrier and its campaign are not the owner's to
-   * edit), with its audit entry in the same transaction. An agent's number must name an active user of the
-   * organization (400 otherwise).
-   */
-  async update(actor: Actor, phoneNumberId: string, update: PhoneNumberUpdate): Promise<PhoneNumber> {
-    const identity = { organizationId: actor.organizationId, id: phoneNumberId };
-    if (update.assignedUserId && !(await UserLookups.isActive(actor.organizationId, update.assignedUserId)))
-      throw new ValidationError("A number can only be given to an active user of the organization.", [
-        { pointer: "/assignedUserId", detail: `No active user ${update.assignedUserId}.` },
-      ]);
-    return Audit.commit(actor, async (tx) => {
-      const stored = await PhoneNumberEntity.get(identity, { consistent: true });
-      if (!stored) throw new NotFoundError("Phone number", phoneNumberId);
-      const before = toPhoneNumber(stored);
-      const wanted = {
-        ...(update.friendlyName !== undefined ? { friendlyName: update.friendlyName || null } : {}),
-        ...(update.assignedUserId !== undefined ? { assignedUserId: update.assignedUserId } : {}),
-      };
-      const changed = Object.entries(wanted).filter(([field, value]) => before[field as keyof PhoneNumber] !== value);
-      if (changed.length === 0) return { result: before };
-      const changes = { ...Object.fromEntries(changed), modifiedAt: nowIso() };
-      const after = { ...before, ...changes };
-      tx.update("change", PhoneNumberEntity.update(identity, changes, { condition: Audit.unchangedSince(stored) }));
-      const action = "assignedUserId" in changes ? "phoneNumber.assigned" : "phoneNumber.renamed";
-      return {
-        change: { action, resourceType: "PhoneNumber", resourceId: phoneNumberId, before, after },
-        result: after,
-      };
-    });
-  },
-};
+export async function list(actor: Actor, query: PagingQuery): Promise<Page<PhoneNumber>> {
+  return listPage(listResource, actor.organizationId, query);
+}
+
+/**
+ * Renames a number and sets whose own number it is (the number, its carrier and its campaign are not the owner's to
+ * edit), with its audit entry in the same transaction. An agent's number must name an active user of the
+ * organization (400 otherwise).
+ */
+export async function update(actor: Actor, phoneNumberId: string, update: PhoneNumberUpdate): Promise<PhoneNumber> {
+  const identity = { organizationId: actor.organizationId, id: phoneNumberId };
+  if (update.assignedUserId && !(await UserLookups.isActive(actor.organizationId, update.assignedUserId)))
+    throw new ValidationError("A number can only be given to an active user of the organization.", [
+      { pointer: "/assignedUserId", detail: `No active user ${update.assignedUserId}.` },
+    ]);
+  return Audit.commit(actor, async (tx) => {
+    const stored = await PhoneNumberEntity.get(identity, { consistent: true });
+    if (!stored) throw new NotFoundError("Phone number", phoneNumberId);
+    const before = toPhoneNumber(stored);
+    const wanted = {
+      ...(update.friendlyName !== undefined ? { friendlyName: update.friendlyName || null } : {}),
+      ...(update.assignedUserId !== undefined ? { assignedUserId: update.assignedUserId } : {}),
+    };
+    const changed = Object.entries(wanted).filter(([field, value]) => before[field as keyof PhoneNumber] !== value);
+    if (changed.length === 0) return { result: before };
+    const changes = { ...Object.fromEntries(changed), modifiedAt: nowIso() };
+    const after = { ...before, ...changes };
+    tx.update("change", PhoneNumberEntity.update(identity, changes, { condition: Audit.unchangedSince(stored) }));
+    const action = "assignedUserId" in changes ? "phoneNumber.assigned" : "phoneNumber.renamed";
+    return {
+      change: { action, resourceType: "PhoneNumber", resourceId: phoneNumberId, before, after },
+      result: after,
+    };
+  });
+}

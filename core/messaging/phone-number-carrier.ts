@@ -1,17 +1,19 @@
 import { actorId, type Actor } from "#core/auth/actor";
-import { Billing, TransactionConditionFailed } from "#core/billing/index";
-import { PhoneNumberFees } from "#core/billing/number-fees";
+import * as Billing from "#core/billing/index";
+import { TransactionConditionFailed } from "#core/billing/index";
+import * as PhoneNumberFees from "#core/billing/number-fees";
 import { config } from "#core/config";
-import { Audit } from "#core/audit/index";
+import * as Audit from "#core/audit/index";
 import { NumberRouteEntity, PhoneNumberEntity } from "#core/db/entities/phone-numbers";
 import { where } from "#core/db/expression";
 import { transact, Transaction } from "#core/db/transact";
 import { CarrierUnavailableError, ConflictError, NotFoundError, UnprocessableError } from "#core/errors";
-import { PhoneNumbers, toPhoneNumber, type NumberRoute, type PhoneNumber } from "#core/messaging/phone-numbers";
+import * as PhoneNumbers from "#core/messaging/phone-numbers";
+import { toPhoneNumber, type NumberRoute, type PhoneNumber } from "#core/messaging/phone-numbers";
 import type { AvailableNumbersQuery } from "#core/messaging/phone-number-admin";
 import type { PhoneNumberRequest } from "#core/messaging/phone-number-request";
 import { organizationProvider } from "#core/messaging/provider-choice";
-import { MessagingEvents } from "#core/messaging/timeline";
+import * as MessagingEvents from "#core/messaging/timeline";
 import { providerByName } from "#core/providers/index";
 import {
   ProviderError,

@@ -74,107 +74,106 @@ export interface NumberRoute {
 }
 
 /** Phone numbers the organization owns at the provider, used as senders. */
-export const PhoneNumbers = {
-  count: phoneNumberCount,
 
-  async fromId(actor: Actor, phoneNumberId: string): Promise<PhoneNumber> {
-    const number = await PhoneNumbers.find(actor.organizationId, phoneNumberId);
-    if (!number) throw new NotFoundError("Phone number", phoneNumberId);
-    return number;
-  },
+export { phoneNumberCount as count };
 
-  /** The number if it exists (and was not deleted) in the organization. */
-  async find(organizationId: string, phoneNumberId: string): Promise<PhoneNumber | undefined> {
-    const Item = await PhoneNumberEntity.get({ organizationId, id: phoneNumberId });
-    return Item ? toPhoneNumber(Item) : undefined;
-  },
+export async function fromId(actor: Actor, phoneNumberId: string): Promise<PhoneNumber> {
+  const number = await find(actor.organizationId, phoneNumberId);
+  if (!number) throw new NotFoundError("Phone number", phoneNumberId);
+  return number;
+}
 
-  /** Every active number of the organization (sender selection; organizations own few numbers). */
-  async all(organizationId: string): Promise<PhoneNumber[]> {
-    return (await queryAll(PhoneNumberEntity.query("byCreation", { organizationId }))).map(toPhoneNumber);
-  },
+/** The number if it exists (and was not deleted) in the organization. */
+export async function find(organizationId: string, phoneNumberId: string): Promise<PhoneNumber | undefined> {
+  const Item = await PhoneNumberEntity.get({ organizationId, id: phoneNumberId });
+  return Item ? toPhoneNumber(Item) : undefined;
+}
 
-  /**
-   * Every active number with when its next send slot is free (sender choice and pacing, core/messaging/pacing.ts),
-   * each read in one BatchGetItem: the numbers of this instance's listing while it is fresh
-   * (`SENDER_LISTING_MS`), else of a new one (`fresh`: always), and the numbers named in `also` (a conversation's
-   * sticky number, a caller's choice: bought after the listing, they are still found). `kept`: the listing was this
-   * instance's earlier one, listed at `listedAt` (epoch ms).
-   */
-  async senders(
-    organizationId: string,
-    options: { also?: (string | null | undefined)[]; fresh?: boolean } = {},
-  ): Promise<{ numbers: SenderNumber[]; kept: boolean; listedAt: number }> {
-    const now = Date.now();
-    const listing = options.fresh ? undefined : listings.get(organizationId);
-    const kept = listing !== undefined && now - listing.listedAt < SENDER_LISTING_MS;
-    const listed = kept ? listing.keys : await listedNumbers(organizationId, now);
-    const named = (options.also ?? []).flatMap((id) => (id ? [PhoneNumberEntity.key({ organizationId, id })] : []));
-    const keys = [...new Map([...listed, ...named].map((key) => [`${key.pk}\u0000${key.sk}`, key])).values()];
-    // Eventually consistent, as the listing itself always was (an index read): at one read unit per number a send, a
-    // consistent read would double what every send pays for an organization's many numbers (~170 at the scale goal)
-    // to see a change up to a second sooner; the gate's conditional write on the number decides in the end.
-    const items = await getItemsAt(keys);
-    const numbers = items.flatMap((item) =>
-      item ? [{ ...toPhoneNumber(item), paceNextAt: pacingOf(item).paceNextAt }] : [],
-    );
-    return { numbers, kept, listedAt: kept ? listing.listedAt : now };
-  },
+/** Every active number of the organization (sender selection; organizations own few numbers). */
+export async function all(organizationId: string): Promise<PhoneNumber[]> {
+  return (await queryAll(PhoneNumberEntity.query("byCreation", { organizationId }))).map(toPhoneNumber);
+}
 
-  /** The organization a provider webhook's number belongs to (the one lookup not starting from an organization). */
-  async route(e164: string): Promise<NumberRoute | undefined> {
-    const Item = await NumberRouteEntity.get({ phoneNumber: e164 });
-    return Item ? (Item as unknown as NumberRoute) : undefined;
-  },
+/**
+ * Every active number with when its next send slot is free (sender choice and pacing, core/messaging/pacing.ts),
+ * each read in one BatchGetItem: the numbers of this instance's listing while it is fresh
+ * (`SENDER_LISTING_MS`), else of a new one (`fresh`: always), and the numbers named in `also` (a conversation's
+ * sticky number, a caller's choice: bought after the listing, they are still found). `kept`: the listing was this
+ * instance's earlier one, listed at `listedAt` (epoch ms).
+ */
+export async function senders(
+  organizationId: string,
+  options: { also?: (string | null | undefined)[]; fresh?: boolean } = {},
+): Promise<{ numbers: SenderNumber[]; kept: boolean; listedAt: number }> {
+  const now = Date.now();
+  const listing = options.fresh ? undefined : listings.get(organizationId);
+  const kept = listing !== undefined && now - listing.listedAt < SENDER_LISTING_MS;
+  const listed = kept ? listing.keys : await listedNumbers(organizationId, now);
+  const named = (options.also ?? []).flatMap((id) => (id ? [PhoneNumberEntity.key({ organizationId, id })] : []));
+  const keys = [...new Map([...listed, ...named].map((key) => [`${key.pk}\u0000${key.sk}`, key])).values()];
+  // Eventually consistent, as the listing itself always was (an index read): at one read unit per number a send, a
+  // consistent read would double what every send pays for an organization's many numbers (~170 at the scale goal)
+  // to see a change up to a second sooner; the gate's conditional write on the number decides in the end.
+  const items = await getItemsAt(keys);
+  const numbers = items.flatMap((item) =>
+    item ? [{ ...toPhoneNumber(item), paceNextAt: pacingOf(item).paceNextAt }] : [],
+  );
+  return { numbers, kept, listedAt: kept ? listing.listedAt : now };
+}
 
-  /** Where the carrier holds the number (10DLC assignment needs its carrier id); undefined when absent. */
-  async atCarrier(
-    organizationId: string,
-    phoneNumberId: string,
-  ): Promise<{ phoneNumber: string; provider?: string; providerNumberId?: string } | undefined> {
-    const Item = await PhoneNumberEntity.get({ organizationId, id: phoneNumberId });
-    if (!Item) return undefined;
-    return {
-      phoneNumber: String(Item.phoneNumber),
-      ...(Item.provider ? { provider: String(Item.provider) } : {}),
-      ...(Item.providerNumberId ? { providerNumberId: String(Item.providerNumberId) } : {}),
-    };
-  },
+/** The organization a provider webhook's number belongs to (the one lookup not starting from an organization). */
+export async function route(e164: string): Promise<NumberRoute | undefined> {
+  const Item = await NumberRouteEntity.get({ phoneNumber: e164 });
+  return Item ? (Item as unknown as NumberRoute) : undefined;
+}
 
-  /**
-   * Records what registers a number and its status: its 10DLC campaign, or its toll-free verification
-   * (core/carrier-registration owns both; null: nothing).
-   */
-  async setRegistration(
-    organizationId: string,
-    phoneNumberId: string,
-    registration: PhoneNumber["registration"],
-  ): Promise<void> {
-    await conditionally(
-      table.update(
-        PhoneNumberEntity.update(
-          { organizationId, id: phoneNumberId },
-          { registration },
-          { condition: where.stored() },
-        ),
+/** Where the carrier holds the number (10DLC assignment needs its carrier id); undefined when absent. */
+export async function atCarrier(
+  organizationId: string,
+  phoneNumberId: string,
+): Promise<{ phoneNumber: string; provider?: string; providerNumberId?: string } | undefined> {
+  const Item = await PhoneNumberEntity.get({ organizationId, id: phoneNumberId });
+  if (!Item) return undefined;
+  return {
+    phoneNumber: String(Item.phoneNumber),
+    ...(Item.provider ? { provider: String(Item.provider) } : {}),
+    ...(Item.providerNumberId ? { providerNumberId: String(Item.providerNumberId) } : {}),
+  };
+}
+
+/**
+ * Records what registers a number and its status: its 10DLC campaign, or its toll-free verification
+ * (core/carrier-registration owns both; null: nothing).
+ */
+export async function setRegistration(
+  organizationId: string,
+  phoneNumberId: string,
+  registration: PhoneNumber["registration"],
+): Promise<void> {
+  await conditionally(
+    table.update(
+      PhoneNumberEntity.update({ organizationId, id: phoneNumberId }, { registration }, { condition: where.stored() }),
+    ),
+  );
+}
+
+/** Pauses (a reason) or resumes (null) a number; true when this call changed it (a number is paused or resumed once). */
+export async function setPaused(
+  organizationId: string,
+  phoneNumberId: string,
+  paused: PhoneNumber["paused"],
+): Promise<boolean> {
+  const changed = await conditionally(
+    table.update(
+      PhoneNumberEntity.update(
+        { organizationId, id: phoneNumberId },
+        { paused },
+        { condition: where.all(where.stored(), paused ? where.absentOrNull("paused") : where.isMap("paused")) },
       ),
-    );
-  },
-
-  /** Pauses (a reason) or resumes (null) a number; true when this call changed it (a number is paused or resumed once). */
-  async setPaused(organizationId: string, phoneNumberId: string, paused: PhoneNumber["paused"]): Promise<boolean> {
-    const changed = await conditionally(
-      table.update(
-        PhoneNumberEntity.update(
-          { organizationId, id: phoneNumberId },
-          { paused },
-          { condition: where.all(where.stored(), paused ? where.absentOrNull("paused") : where.isMap("paused")) },
-        ),
-      ),
-    );
-    return changed !== undefined;
-  },
-};
+    ),
+  );
+  return changed !== undefined;
+}
 
 /** A stored number as the API shows it. */
 export function toPhoneNumber(item: Record<string, unknown>): PhoneNumber {

@@ -1,5 +1,6 @@
 import { messagingConfig } from "#core/messaging/config";
-import { DISPATCH_GRACE_MS, MessageLifecycle, recordProviderId } from "#core/messaging/lifecycle";
+import * as MessageLifecycle from "#core/messaging/lifecycle";
+import { DISPATCH_GRACE_MS, recordProviderId } from "#core/messaging/lifecycle";
 import type { Message } from "#core/messaging/model";
 import { throttledAtCarrier } from "#core/messaging/outbound";
 import { MessageSend } from "#core/messaging/queue";

@@ -1,10 +1,10 @@
 import { MessagingSettingsEntity } from "#core/db/entities/messaging";
 import { where } from "#core/db/expression";
 import { transact, Transaction, TransactionConditionFailed } from "#core/db/transact";
-import { Audit } from "#core/audit/index";
+import * as Audit from "#core/audit/index";
 import type { Actor } from "#core/auth/actor";
 import { ConflictError, ValidationError } from "#core/errors";
-import { PhoneNumbers } from "#core/messaging/phone-numbers";
+import * as PhoneNumbers from "#core/messaging/phone-numbers";
 import { settingsOf } from "#core/messaging/settings";
 import type { MessagingSettings, MessagingSettingsInput } from "#core/messaging/settings-schema";
 import { storedSettingsItem } from "#core/messaging/settings-item";

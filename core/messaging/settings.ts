@@ -53,13 +53,11 @@ export function settingsOf(
   };
 }
 
-export const MessagingSettingsStore = {
-  /** `organization` lets a caller that reads the organization anyway share that read. */
-  async read(
-    organizationId: string,
-    organization: Promise<Organization | undefined> = organizationProfile(organizationId),
-  ): Promise<MessagingSettings> {
-    const [Item, owner] = await Promise.all([storedSettingsItem.read(organizationId), organization]);
-    return settingsOf(Item, owner?.name);
-  },
-};
+/** `organization` lets a caller that reads the organization anyway share that read. */
+export async function read(
+  organizationId: string,
+  organization: Promise<Organization | undefined> = organizationProfile(organizationId),
+): Promise<MessagingSettings> {
+  const [Item, owner] = await Promise.all([storedSettingsItem.read(organizationId), organization]);
+  return settingsOf(Item, owner?.name);
+}

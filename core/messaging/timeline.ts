@@ -1,6 +1,6 @@
 import { eventActorFields, type Actor } from "#core/auth/actor";
+import * as Events from "#core/events/index";
 import {
-  Events,
   messageEventDescription,
   ownerOf,
   recordEvent,
@@ -58,17 +58,15 @@ export type MessagingEventInput = Omit<EventRecordInput, "eventType" | "eventCat
   actor?: Actor;
 };
 
-export const MessagingEvents = {
-  /** Stores one event record of the organization. */
-  async record(organizationId: string, input: MessagingEventInput): Promise<EventRecord> {
-    return recordEvent(organizationId, stored(input));
-  },
+/** Stores one event record of the organization. */
+export async function record(organizationId: string, input: MessagingEventInput): Promise<EventRecord> {
+  return recordEvent(organizationId, stored(input));
+}
 
-  /** Adds one event record to `transaction`: stored with the change it records, or not at all. */
-  item(organizationId: string, input: MessagingEventInput, transaction: Transaction): EventRecord {
-    return Events.item(organizationId, stored(input), transaction);
-  },
-};
+/** Adds one event record to `transaction`: stored with the change it records, or not at all. */
+export function item(organizationId: string, input: MessagingEventInput, transaction: Transaction): EventRecord {
+  return Events.item(organizationId, stored(input), transaction);
+}
 
 function stored(input: MessagingEventInput): EventRecordInput {
   const { actor, ...event } = input;

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { actorId, permissions, type Actor, type Permission } from "#core/auth/actor";
-import { Audit } from "#core/audit/index";
+import * as Audit from "#core/audit/index";
 import { ApiKeyEntity } from "#core/db/entities/organizations";
 import { where } from "#core/db/expression";
 import { keys } from "#core/db/keys";
@@ -87,113 +87,108 @@ const listResource: ListResource<ApiKey> = {
 export const ListApiKeysSchema = listQuerySchema(listResource);
 
 /** An organization's `sk_` keys: issued, listed, rotated with an overlap and revoked; stored only as hashes. */
-export const ApiKeys = {
-  /** Issues a key; the plain key is returned once. Without an actor (operator CLI, a new organization) it is the system's. */
-  async issue(
-    organizationId: string,
-    input: { name: string; scopes: Permission[]; expiresInDays?: number; rotatedFromKeyId?: string },
-    actor?: Actor,
-  ): Promise<{ apiKey: string; record: ApiKeyRecord; item: Record<string, unknown> }> {
-    const apiKey = `sk_${organizationId}_${randomSecret()}`;
-    const record: ApiKeyRecord = {
-      keyId: newId(),
-      organizationId,
-      name: input.name,
-      scopes: input.scopes,
-      createdAt: nowIso(),
-    };
-    const item = {
-      ...ApiKeyEntity.key({ organizationId, keyHash: hashSecret(apiKey) }),
-      entity: ApiKeyEntity.name,
-      ...record,
-      prefix: apiKey.slice(0, `sk_${organizationId}_`.length + prefixSecretChars),
-      createdBy: actor ? actorId(actor) : "system",
-      createdByName: actor?.displayName ?? "System",
-      ...(input.rotatedFromKeyId ? { rotatedFromKeyId: input.rotatedFromKeyId } : {}),
-      ...(input.expiresInDays ? { expiresAt: epochSeconds(Date.now() + input.expiresInDays * 86_400_000) } : {}),
-    };
-    return { apiKey, record, item };
-  },
 
-  /** `POST /api-keys`: a key with at most the creator's own permissions. */
-  async create(actor: Actor, input: v.InferOutput<typeof CreateApiKeySchema>) {
-    const beyond = input.scopes.filter((scope) => !actor.permissions.has(scope));
-    if (beyond.length)
-      throw new ForbiddenError(`A key cannot carry permissions its creator lacks: ${beyond.join(", ")}.`);
-    const { apiKey, item } = await ApiKeys.issue(
-      actor.organizationId,
-      { ...input, scopes: [...new Set(input.scopes)] },
-      actor,
-    );
-    const view = toApiKey(item);
-    await transact([
-      { Put: { Item: item } },
-      Audit.entry(actor, {
-        action: "apiKey.created",
-        resourceType: "ApiKey",
-        resourceId: view.id,
-        after: auditView(view),
-      }),
-    ]);
-    return { ...view, key: apiKey };
-  },
+/** Issues a key; the plain key is returned once. Without an actor (operator CLI, a new organization) it is the system's. */
+export async function issue(
+  organizationId: string,
+  input: { name: string; scopes: Permission[]; expiresInDays?: number; rotatedFromKeyId?: string },
+  actor?: Actor,
+): Promise<{ apiKey: string; record: ApiKeyRecord; item: Record<string, unknown> }> {
+  const apiKey = `sk_${organizationId}_${randomSecret()}`;
+  const record: ApiKeyRecord = {
+    keyId: newId(),
+    organizationId,
+    name: input.name,
+    scopes: input.scopes,
+    createdAt: nowIso(),
+  };
+  const item = {
+    ...ApiKeyEntity.key({ organizationId, keyHash: hashSecret(apiKey) }),
+    entity: ApiKeyEntity.name,
+    ...record,
+    prefix: apiKey.slice(0, `sk_${organizationId}_`.length + prefixSecretChars),
+    createdBy: actor ? actorId(actor) : "system",
+    createdByName: actor?.displayName ?? "System",
+    ...(input.rotatedFromKeyId ? { rotatedFromKeyId: input.rotatedFromKeyId } : {}),
+    ...(input.expiresInDays ? { expiresAt: epochSeconds(Date.now() + input.expiresInDays * 86_400_000) } : {}),
+  };
+  return { apiKey, record, item };
+}
 
-  list(actor: Actor, query: PagingQuery): Promise<Page<ApiKey>> {
-    return listPage(listResource, actor.organizationId, query);
-  },
+/** `POST /api-keys`: a key with at most the creator's own permissions. */
+export async function create(actor: Actor, input: v.InferOutput<typeof CreateApiKeySchema>) {
+  const beyond = input.scopes.filter((scope) => !actor.permissions.has(scope));
+  if (beyond.length)
+    throw new ForbiddenError(`A key cannot carry permissions its creator lacks: ${beyond.join(", ")}.`);
+  const { apiKey, item } = await issue(actor.organizationId, { ...input, scopes: [...new Set(input.scopes)] }, actor);
+  const view = toApiKey(item);
+  await transact([
+    { Put: { Item: item } },
+    Audit.entry(actor, {
+      action: "apiKey.created",
+      resourceType: "ApiKey",
+      resourceId: view.id,
+      after: auditView(view),
+    }),
+  ]);
+  return { ...view, key: apiKey };
+}
 
-  /** A new key with the same name and scopes; the old one keeps working for `overlapHours`, then stops. */
-  async rotate(actor: Actor, keyId: string, input: v.InferOutput<typeof RotateApiKeySchema>) {
-    const old = await usableKey(actor.organizationId, keyId);
-    const { apiKey, item } = await ApiKeys.issue(
-      actor.organizationId,
-      { name: old.name as string, scopes: old.scopes as Permission[], rotatedFromKeyId: keyId },
-      actor,
-    );
-    const endsAt = epochSeconds(Date.now() + input.overlapHours * 3_600_000);
-    const before = toApiKey(old);
-    await transact([
-      { Put: { Item: item } },
-      {
-        // Only shortens a live key's life: a key revoked, or already ending sooner, meanwhile is left as it is.
-        Update: ApiKeyEntity.update(
-          old,
-          { expiresAt: endsAt },
-          {
-            condition: where.all(
-              where.stored(),
-              where.absent("revokedAt"),
-              where.any(where.absent("expiresAt"), where.after("expiresAt", endsAt)),
-            ),
-          },
-        ),
-      },
-      Audit.entry(actor, {
-        action: "apiKey.rotated",
-        resourceType: "ApiKey",
-        resourceId: keyId,
-        before: auditView(before),
-        after: auditView(toApiKey({ ...old, expiresAt: endsAt })),
-      }),
-    ]);
-    return { ...toApiKey(item), key: apiKey };
-  },
+export function list(actor: Actor, query: PagingQuery): Promise<Page<ApiKey>> {
+  return listPage(listResource, actor.organizationId, query);
+}
 
-  /** Stops a key: refused on every instance once its warm cache entry (seconds) is gone. */
-  async revoke(actor: Actor, keyId: string): Promise<void> {
-    const old = await usableKey(actor.organizationId, keyId);
-    await revokeItem(actor, old);
-  },
+/** A new key with the same name and scopes; the old one keeps working for `overlapHours`, then stops. */
+export async function rotate(actor: Actor, keyId: string, input: v.InferOutput<typeof RotateApiKeySchema>) {
+  const old = await usableKey(actor.organizationId, keyId);
+  const { apiKey, item } = await issue(
+    actor.organizationId,
+    { name: old.name as string, scopes: old.scopes as Permission[], rotatedFromKeyId: keyId },
+    actor,
+  );
+  const endsAt = epochSeconds(Date.now() + input.overlapHours * 3_600_000);
+  const before = toApiKey(old);
+  await transact([
+    { Put: { Item: item } },
+    {
+      // Only shortens a live key's life: a key revoked, or already ending sooner, meanwhile is left as it is.
+      Update: ApiKeyEntity.update(
+        old,
+        { expiresAt: endsAt },
+        {
+          condition: where.all(
+            where.stored(),
+            where.absent("revokedAt"),
+            where.any(where.absent("expiresAt"), where.after("expiresAt", endsAt)),
+          ),
+        },
+      ),
+    },
+    Audit.entry(actor, {
+      action: "apiKey.rotated",
+      resourceType: "ApiKey",
+      resourceId: keyId,
+      before: auditView(before),
+      after: auditView(toApiKey({ ...old, expiresAt: endsAt })),
+    }),
+  ]);
+  return { ...toApiKey(item), key: apiKey };
+}
 
-  /** Revokes every key a user created (the user was deactivated). */
-  async revokeCreatedBy(actor: Actor, userId: string): Promise<number> {
-    const mine = (await keyItems(actor.organizationId)).filter((item) => item.createdBy === userId && !item.revokedAt);
-    for (const item of mine) await revokeItem(actor, item);
-    return mine.length;
-  },
+/** Stops a key: refused on every instance once its warm cache entry (seconds) is gone. */
+export async function revoke(actor: Actor, keyId: string): Promise<void> {
+  const old = await usableKey(actor.organizationId, keyId);
+  await revokeItem(actor, old);
+}
 
-  resolve: resolveApiKey,
-};
+/** Revokes every key a user created (the user was deactivated). */
+export async function revokeCreatedBy(actor: Actor, userId: string): Promise<number> {
+  const mine = (await keyItems(actor.organizationId)).filter((item) => item.createdBy === userId && !item.revokedAt);
+  for (const item of mine) await revokeItem(actor, item);
+  return mine.length;
+}
+
+export { resolveApiKey as resolve };
 
 async function revokeItem(actor: Actor, item: Record<string, unknown>): Promise<void> {
   const before = toApiKey(item);

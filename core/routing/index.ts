@@ -23,7 +23,7 @@ import type { TransactItem } from "#core/db/transact";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
 import type { Lead } from "#core/leads/schemas";
 import { newId, nowIso } from "#core/shared/ids";
-import { UserLookups } from "#core/users/lookups";
+import * as UserLookups from "#core/users/lookups";
 import type {
   RoutingAgent,
   RoutingAvailability,
@@ -62,166 +62,165 @@ export type RoutingPick =
  * Routing rules and lead-visibility settings of an organization (docs/routing.md). This aggregate decides who a
  * lead goes to; core/leads writes the assignment, in one transaction with the cap counts this returns.
  */
-export const Routing = {
-  settings: routingSettings,
 
-  /** The settings' item joining a batch of other reads (lead processing's first read), unless this instance holds it warm. */
-  settingsRead: (organizationId: string) => settingsReads.planned(keys.routingSettings(organizationId)),
+export { routingSettings as settings };
 
-  read: (actor: Actor) => Routing.settings(actor.organizationId),
+/** The settings' item joining a batch of other reads (lead processing's first read), unless this instance holds it warm. */
+export const settingsRead = (organizationId: string) => settingsReads.planned(keys.routingSettings(organizationId));
 
-  /** `PUT /routing/settings`: every pool member must be a user of the organization. */
-  async replace(actor: Actor, input: RoutingSettingsRequest): Promise<RoutingSettings> {
-    const errors = [];
-    for (const [index, rule] of input.rules.entries()) {
-      for (const [member, userId] of rule.pool.entries()) {
-        if (!(await UserLookups.standing(actor.organizationId, userId)))
-          errors.push({ pointer: `/rules/${index}/pool/${member}`, detail: `No user ${userId} in this organization.` });
-      }
+export const read = (actor: Actor) => routingSettings(actor.organizationId);
+
+/** `PUT /routing/settings`: every pool member must be a user of the organization. */
+export async function replace(actor: Actor, input: RoutingSettingsRequest): Promise<RoutingSettings> {
+  const errors = [];
+  for (const [index, rule] of input.rules.entries()) {
+    for (const [member, userId] of rule.pool.entries()) {
+      if (!(await UserLookups.standing(actor.organizationId, userId)))
+        errors.push({ pointer: `/rules/${index}/pool/${member}`, detail: `No user ${userId} in this organization.` });
     }
-    for (const [index, agent] of input.agents.entries()) {
-      if (!(await UserLookups.standing(actor.organizationId, agent.userId)))
-        errors.push({ pointer: `/agents/${index}/userId`, detail: `No user ${agent.userId} in this organization.` });
-    }
-    if (errors.length) throw new ValidationError("The routing settings name an unknown user.", errors);
-    const ids = new Set<string>();
-    const rules: RoutingRule[] = input.rules.map((rule, index) => {
-      const id = rule.id ?? newId();
-      if (ids.has(id))
-        throw new ValidationError("Two routing rules have the same id.", [
-          { pointer: `/rules/${index}/id`, detail: `Rule id ${id} is used twice.` },
-        ]);
-      ids.add(id);
-      const weighted = rule.strategy === "weighted" && rule.weights ? { weights: rule.weights } : {};
-      return {
-        id,
-        name: rule.name,
-        conditions: rule.conditions,
-        pool: [...new Set(rule.pool)],
-        strategy: rule.strategy,
-        ...weighted,
-      };
-    });
-    // Replaced over the version read (or the client's): a save that crossed another never undoes it unseen.
-    const { version: stored } = await Routing.settings(actor.organizationId);
-    const expected = input.version ?? stored;
-    const stale = () =>
-      new ConflictError(
-        `The routing settings are at version ${stored}, not ${expected}; read them again and reapply your change.`,
-      );
-    if (expected !== stored) throw stale();
-    const item = {
-      agentsSeeAllLeads: input.agentsSeeAllLeads,
-      agentsMayClaim: input.agentsMayClaim,
-      rules,
-      fallback: input.fallback,
-      agents: input.agents,
-      version: stored + 1,
-      modifiedAt: nowIso(),
-    };
-    const saved = await conditionally(
-      table.put(
-        RoutingSettingsEntity.putAt({ organizationId: actor.organizationId }, item, {
-          // Settings saved before they had a version are at version 0, as are settings never saved.
-          condition: stored === 0 ? where.absentOrNull("version") : where.equals("version", stored),
-        }),
-      ),
-    );
-    if (!saved)
-      throw new ConflictError(
-        "The routing settings were changed by another request; read them again and reapply your change.",
-      );
-    settingsReads.forget(keys.routingSettings(actor.organizationId));
-    return toSettings(item);
-  },
-
-  /**
-   * Who the lead goes to: the first rule whose conditions it matches, then the rule's pool members who may take it
-   * now (`eligibleMembers`), chosen by the rule's strategy. Round robin and weighted take a ticket from the rule's
-   * counter with one atomic `ADD` (no read, no race to lose): concurrent leads get distinct consecutive tickets, so
-   * they split exactly. The writes it answers must commit with the lead's assignment: the cap counts refuse past
-   * their cap, the least-recently-assigned mark refuses if another lead moved it since it was read; a caller whose
-   * transaction lost on one asks again. A lead nobody could take goes to the settings' `fallback`. Settings are
-   * warm-read (`routingSettingsMs`): undefined, at no read, when the organization has no rules.
-   */
-  async pick(organizationId: string, lead: Lead, now = new Date()): Promise<RoutingPick | undefined> {
-    const settings = toSettings(await settingsReads.get(keys.routingSettings(organizationId)));
-    if (!settings.rules.length) return undefined;
-    const nobody = async (reason: NoOneReason, ruleId: string | null): Promise<RoutingPick> => {
-      const owner = settings.fallback === "owner" ? await fallbackOwner(organizationId) : undefined;
-      return owner ? { kind: "fallback", reason, ruleId, userId: owner } : { kind: "unassigned", reason, ruleId };
-    };
-    const rule = settings.rules.find((candidate) => matchesConditions(candidate.conditions, lead));
-    if (!rule) return nobody("NoRuleMatched", null);
-    const timeZone = (await organizationProfile(organizationId))?.timeZone ?? "UTC";
-    const periods = capPeriods(timeZone, now);
-    const eligible = await eligibleMembers(organizationId, rule.pool, settings.agents, lead, {
-      timeZone,
-      periods,
-      now,
-    });
-    if (!eligible.length) return nobody("NoEligibleUser", rule.id);
-    if (rule.strategy === "firstToClaim")
-      return { kind: "offer", ruleId: rule.id, userIds: eligible.map((member) => member.userId) };
-    const writes: TransactItem[] = [];
-    let chosen: Member;
-    if (rule.strategy === "leastRecentlyAssigned") {
-      const marks = await getItems(
-        eligible.map((member) => keys.routingLastAssigned(organizationId, member.userId)),
-        { consistent: true },
-      );
-      const markOf = new Map(marks.map((item) => [item.userId as string, item.at as string]));
-      chosen = leastRecentlyAssigned(eligible, markOf);
-      writes.push(lastAssignedWrite(organizationId, chosen.userId, markOf.get(chosen.userId), now));
-    } else {
-      chosen = inTurn(
-        eligible,
-        await takeTicket(organizationId, rule.id),
-        rule.strategy === "weighted" ? rule.weights : undefined,
-      );
-    }
-    if (chosen.dailyCap !== null)
-      writes.push(countWrite(organizationId, "day", periods.day, chosen.userId, chosen.dailyCap, now));
-    if (chosen.hourlyCap !== null)
-      writes.push(countWrite(organizationId, "hour", periods.hour, chosen.userId, chosen.hourlyCap, now));
-    if (chosen.openCap !== null) writes.push(openCountWrite(organizationId, chosen.userId, chosen.openCap));
-    return { kind: "assign", ruleId: rule.id, userId: chosen.userId, writes, holdsOpen: chosen.openCap !== null };
-  },
-
-  /** The write that closes one open lead of the user (core/routing/open-count.ts). */
-  openLeadClosed,
-
-  /** The user as calls and alerts reach them now (core/routing/reachable.ts). */
-  reachable: reachableAgent,
-
-  /** `GET /routing/agents/{userId}/away`: whether a user of the organization is away (read consistently: just set). */
-  async away(actor: Actor, userId: string): Promise<RoutingAvailability> {
-    if (!(await UserLookups.standing(actor.organizationId, userId))) throw new NotFoundError("User", userId);
-    const item = await getItem(keys.routingAway(actor.organizationId, userId), { consistent: true });
+  }
+  for (const [index, agent] of input.agents.entries()) {
+    if (!(await UserLookups.standing(actor.organizationId, agent.userId)))
+      errors.push({ pointer: `/agents/${index}/userId`, detail: `No user ${agent.userId} in this organization.` });
+  }
+  if (errors.length) throw new ValidationError("The routing settings name an unknown user.", errors);
+  const ids = new Set<string>();
+  const rules: RoutingRule[] = input.rules.map((rule, index) => {
+    const id = rule.id ?? newId();
+    if (ids.has(id))
+      throw new ValidationError("Two routing rules have the same id.", [
+        { pointer: `/rules/${index}/id`, detail: `Rule id ${id} is used twice.` },
+      ]);
+    ids.add(id);
+    const weighted = rule.strategy === "weighted" && rule.weights ? { weights: rule.weights } : {};
     return {
-      userId,
-      away: item?.away === true,
-      modifiedAt: typeof item?.modifiedAt === "string" ? item.modifiedAt : null,
+      id,
+      name: rule.name,
+      conditions: rule.conditions,
+      pool: [...new Set(rule.pool)],
+      strategy: rule.strategy,
+      ...weighted,
     };
-  },
-
-  /**
-   * `PUT /routing/agents/{userId}/away`: a user marks themselves away (owners, admins and API keys may mark anyone);
-   * routing skips an away user until they are back. Routing warm-reads the mark (`awayReads`).
-   */
-  async setAway(actor: Actor, userId: string, input: RoutingAway): Promise<RoutingAvailability> {
-    if (actor.role === "agent" && actor.userId !== userId)
-      throw new ForbiddenError("An agent may only mark themselves away.");
-    if (!(await UserLookups.standing(actor.organizationId, userId))) throw new NotFoundError("User", userId);
-    const modifiedAt = nowIso();
-    const key = keys.routingAway(actor.organizationId, userId);
-    await table.put(
-      RoutingAwayEntity.put({ organizationId: actor.organizationId, userId, away: input.away, modifiedAt }),
+  });
+  // Replaced over the version read (or the client's): a save that crossed another never undoes it unseen.
+  const { version: stored } = await routingSettings(actor.organizationId);
+  const expected = input.version ?? stored;
+  const stale = () =>
+    new ConflictError(
+      `The routing settings are at version ${stored}, not ${expected}; read them again and reapply your change.`,
     );
-    awayReads.forget(key);
-    return { userId, away: input.away, modifiedAt };
-  },
-};
+  if (expected !== stored) throw stale();
+  const item = {
+    agentsSeeAllLeads: input.agentsSeeAllLeads,
+    agentsMayClaim: input.agentsMayClaim,
+    rules,
+    fallback: input.fallback,
+    agents: input.agents,
+    version: stored + 1,
+    modifiedAt: nowIso(),
+  };
+  const saved = await conditionally(
+    table.put(
+      RoutingSettingsEntity.putAt({ organizationId: actor.organizationId }, item, {
+        // Settings saved before they had a version are at version 0, as are settings never saved.
+        condition: stored === 0 ? where.absentOrNull("version") : where.equals("version", stored),
+      }),
+    ),
+  );
+  if (!saved)
+    throw new ConflictError(
+      "The routing settings were changed by another request; read them again and reapply your change.",
+    );
+  settingsReads.forget(keys.routingSettings(actor.organizationId));
+  return toSettings(item);
+}
+
+/**
+ * Who the lead goes to: the first rule whose conditions it matches, then the rule's pool members who may take it
+ * now (`eligibleMembers`), chosen by the rule's strategy. Round robin and weighted take a ticket from the rule's
+ * counter with one atomic `ADD` (no read, no race to lose): concurrent leads get distinct consecutive tickets, so
+ * they split exactly. The writes it answers must commit with the lead's assignment: the cap counts refuse past
+ * their cap, the least-recently-assigned mark refuses if another lead moved it since it was read; a caller whose
+ * transaction lost on one asks again. A lead nobody could take goes to the settings' `fallback`. Settings are
+ * warm-read (`routingSettingsMs`): undefined, at no read, when the organization has no rules.
+ */
+export async function pick(organizationId: string, lead: Lead, now = new Date()): Promise<RoutingPick | undefined> {
+  const settings = toSettings(await settingsReads.get(keys.routingSettings(organizationId)));
+  if (!settings.rules.length) return undefined;
+  const nobody = async (reason: NoOneReason, ruleId: string | null): Promise<RoutingPick> => {
+    const owner = settings.fallback === "owner" ? await fallbackOwner(organizationId) : undefined;
+    return owner ? { kind: "fallback", reason, ruleId, userId: owner } : { kind: "unassigned", reason, ruleId };
+  };
+  const rule = settings.rules.find((candidate) => matchesConditions(candidate.conditions, lead));
+  if (!rule) return nobody("NoRuleMatched", null);
+  const timeZone = (await organizationProfile(organizationId))?.timeZone ?? "UTC";
+  const periods = capPeriods(timeZone, now);
+  const eligible = await eligibleMembers(organizationId, rule.pool, settings.agents, lead, {
+    timeZone,
+    periods,
+    now,
+  });
+  if (!eligible.length) return nobody("NoEligibleUser", rule.id);
+  if (rule.strategy === "firstToClaim")
+    return { kind: "offer", ruleId: rule.id, userIds: eligible.map((member) => member.userId) };
+  const writes: TransactItem[] = [];
+  let chosen: Member;
+  if (rule.strategy === "leastRecentlyAssigned") {
+    const marks = await getItems(
+      eligible.map((member) => keys.routingLastAssigned(organizationId, member.userId)),
+      { consistent: true },
+    );
+    const markOf = new Map(marks.map((item) => [item.userId as string, item.at as string]));
+    chosen = leastRecentlyAssigned(eligible, markOf);
+    writes.push(lastAssignedWrite(organizationId, chosen.userId, markOf.get(chosen.userId), now));
+  } else {
+    chosen = inTurn(
+      eligible,
+      await takeTicket(organizationId, rule.id),
+      rule.strategy === "weighted" ? rule.weights : undefined,
+    );
+  }
+  if (chosen.dailyCap !== null)
+    writes.push(countWrite(organizationId, "day", periods.day, chosen.userId, chosen.dailyCap, now));
+  if (chosen.hourlyCap !== null)
+    writes.push(countWrite(organizationId, "hour", periods.hour, chosen.userId, chosen.hourlyCap, now));
+  if (chosen.openCap !== null) writes.push(openCountWrite(organizationId, chosen.userId, chosen.openCap));
+  return { kind: "assign", ruleId: rule.id, userId: chosen.userId, writes, holdsOpen: chosen.openCap !== null };
+}
+
+/** The write that closes one open lead of the user (core/routing/open-count.ts). */
+export { openLeadClosed };
+
+/** The user as calls and alerts reach them now (core/routing/reachable.ts). */
+export { reachableAgent as reachable };
+
+/** `GET /routing/agents/{userId}/away`: whether a user of the organization is away (read consistently: just set). */
+export async function away(actor: Actor, userId: string): Promise<RoutingAvailability> {
+  if (!(await UserLookups.standing(actor.organizationId, userId))) throw new NotFoundError("User", userId);
+  const item = await getItem(keys.routingAway(actor.organizationId, userId), { consistent: true });
+  return {
+    userId,
+    away: item?.away === true,
+    modifiedAt: typeof item?.modifiedAt === "string" ? item.modifiedAt : null,
+  };
+}
+
+/**
+ * `PUT /routing/agents/{userId}/away`: a user marks themselves away (owners, admins and API keys may mark anyone);
+ * routing skips an away user until they are back. Routing warm-reads the mark (`awayReads`).
+ */
+export async function setAway(actor: Actor, userId: string, input: RoutingAway): Promise<RoutingAvailability> {
+  if (actor.role === "agent" && actor.userId !== userId)
+    throw new ForbiddenError("An agent may only mark themselves away.");
+  if (!(await UserLookups.standing(actor.organizationId, userId))) throw new NotFoundError("User", userId);
+  const modifiedAt = nowIso();
+  const key = keys.routingAway(actor.organizationId, userId);
+  await table.put(
+    RoutingAwayEntity.put({ organizationId: actor.organizationId, userId, away: input.away, modifiedAt }),
+  );
+  awayReads.forget(key);
+  return { userId, away: input.away, modifiedAt };
+}
 
 type Member = RoutingAgent & { userId: string };
 

@@ -1,6 +1,6 @@
 import { warmReads } from "#core/db/warm";
 import { keys } from "#core/db/keys";
-import { UserLookups } from "#core/users/lookups";
+import * as UserLookups from "#core/users/lookups";
 import type { AlertPreferences } from "#core/users/schemas";
 
 /*

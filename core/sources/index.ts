@@ -8,7 +8,7 @@ import { where } from "#core/db/expression";
 import { keys } from "#core/db/keys";
 import { keyOrder, listPage, type ListResource, listQuerySchema, prefixQuery } from "#core/db/list";
 import { ConflictError, NotFoundError, ValidationError } from "#core/errors";
-import { Audit } from "#core/audit/index";
+import * as Audit from "#core/audit/index";
 import { decimalString, normalize as normalizeDecimal } from "#core/shared/money";
 import { newId, nowIso, timestamp } from "#core/shared/ids";
 import { type Page, type PagingQuery } from "#core/shared/paging";
@@ -125,117 +125,116 @@ export const ListSourcesSchema = listQuerySchema(listResource);
 /** Why a source credential was refused (all answered 401 on the IP partition). */
 
 /** Lead sources of an organization and their intake keys. */
-export const Sources = {
-  names: sourceNames,
 
-  /** Creates a source with a fresh key; the plain key is returned once. */
-  async create(actor: Actor, input: SourceRequest): Promise<SourceWithKey> {
-    const request = parseRequest(input);
-    return Audit.commit(actor, async (tx) => {
-      const now = nowIso();
-      const apiKey = newSourceKey(actor.organizationId);
-      const source: Source = {
-        id: newId(),
-        ...writable(request),
-        keyPreview: preview(apiKey),
-        keyRotatedAt: null,
-        keyRevokedAt: null,
-        previousKeyExpiresAt: null,
-        createdAt: now,
-        modifiedAt: null,
-      };
-      tx.put(
-        "change",
-        SourceEntity.create({ organizationId: actor.organizationId, ...source, keyHash: hashSecret(apiKey) }),
-      );
-      // The entry shows the source and that a key was issued (recorded as changed, never its value).
-      return {
-        change: { ...audit("created", source.id), after: { ...source, apiKey } },
-        result: { source, sourceId: source.id, apiKey },
-      };
-    });
-  },
+export { sourceNames as names };
 
-  async fromId(actor: Actor, sourceId: string): Promise<Source> {
-    const item = await readSource(actor.organizationId, sourceId);
-    if (!item) throw new NotFoundError("Source", sourceId);
-    return toSource(item);
-  },
-
-  async list(actor: Actor, query: PagingQuery): Promise<Page<Source>> {
-    return listPage(listResource, actor.organizationId, query);
-  },
-
-  /** Replaces the writable fields; the key is unchanged. */
-  async update(actor: Actor, sourceId: string, input: SourceRequest): Promise<Source> {
-    const fields = writable(parseRequest(input));
-    return Audit.commit(actor, async (tx) => {
-      const stored = await existingSource(actor.organizationId, sourceId);
-      const changes = { ...fields, modifiedAt: nowIso() };
-      tx.update(
-        "change",
-        SourceEntity.update({ organizationId: actor.organizationId, id: sourceId }, changes, {
-          condition: Audit.unchangedSince(stored),
-        }),
-      );
-      tx.afterCommit(() => forgetVerifiedSource(actor.organizationId, sourceId));
-      const [before, after] = [toSource(stored), toSource({ ...stored, ...changes })];
-      return { change: { ...audit("updated", sourceId), before, after }, result: after };
-    });
-  },
-
-  /**
-   * Issues a new key that works at once; the previous one keeps working for `overlapHours` (default 24, 0 stops it
-   * at once) so the seller can switch without losing leads. Intake instances notice within `verifiedSourceMs`.
-   */
-  async rotateKey(actor: Actor, sourceId: string, overlapHours = 24): Promise<SourceWithKey> {
+/** Creates a source with a fresh key; the plain key is returned once. */
+export async function create(actor: Actor, input: SourceRequest): Promise<SourceWithKey> {
+  const request = parseRequest(input);
+  return Audit.commit(actor, async (tx) => {
+    const now = nowIso();
     const apiKey = newSourceKey(actor.organizationId);
-    const after = await updateKey(actor, sourceId, "source.keyRotated", (before) => {
-      const now = nowIso();
-      const overlap = typeof before.keyHash === "string" && overlapHours > 0;
-      return {
-        changes: {
-          keyHash: hashSecret(apiKey),
-          keyPreview: preview(apiKey),
-          keyRotatedAt: now,
-          modifiedAt: now,
-          ...(overlap
-            ? {
-                previousKeyHash: before.keyHash,
-                previousKeyExpiresAt: new Date(Date.now() + overlapHours * 3_600_000).toISOString(),
-              }
-            : {}),
-        },
-        remove: overlap ? ["keyRevokedAt"] : ["keyRevokedAt", "previousKeyHash", "previousKeyExpiresAt"],
-      };
-    });
-    return { source: after, sourceId, apiKey };
-  },
+    const source: Source = {
+      id: newId(),
+      ...writable(request),
+      keyPreview: preview(apiKey),
+      keyRotatedAt: null,
+      keyRevokedAt: null,
+      previousKeyExpiresAt: null,
+      createdAt: now,
+      modifiedAt: null,
+    };
+    tx.put(
+      "change",
+      SourceEntity.create({ organizationId: actor.organizationId, ...source, keyHash: hashSecret(apiKey) }),
+    );
+    // The entry shows the source and that a key was issued (recorded as changed, never its value).
+    return {
+      change: { ...audit("created", source.id), after: { ...source, apiKey } },
+      result: { source, sourceId: source.id, apiKey },
+    };
+  });
+}
 
-  /** Stops the source's keys (the current one and any still overlapping): intake refuses them within seconds until a rotation issues a new one. */
-  async revokeKey(actor: Actor, sourceId: string): Promise<Source> {
-    return updateKey(actor, sourceId, "source.keyRevoked", (before) => {
-      if (typeof before.keyHash !== "string") throw new ConflictError(`Source ${sourceId} has no key to revoke.`);
-      const now = nowIso();
-      return {
-        changes: { keyRevokedAt: now, modifiedAt: now },
-        remove: ["keyHash", "previousKeyHash", "previousKeyExpiresAt"],
-      };
-    });
-  },
+export async function fromId(actor: Actor, sourceId: string): Promise<Source> {
+  const item = await readSource(actor.organizationId, sourceId);
+  if (!item) throw new NotFoundError("Source", sourceId);
+  return toSource(item);
+}
 
-  resolveKey: resolveSourceKey,
+export async function list(actor: Actor, query: PagingQuery): Promise<Page<Source>> {
+  return listPage(listResource, actor.organizationId, query);
+}
 
-  /** The source as stored, for lead processing (no actor: the organization comes from the lead). */
-  async settings(organizationId: string, sourceId: string): Promise<Source | undefined> {
-    const item = await readSource(organizationId, sourceId);
-    return item ? toSource(item) : undefined;
-  },
+/** Replaces the writable fields; the key is unchanged. */
+export async function update(actor: Actor, sourceId: string, input: SourceRequest): Promise<Source> {
+  const fields = writable(parseRequest(input));
+  return Audit.commit(actor, async (tx) => {
+    const stored = await existingSource(actor.organizationId, sourceId);
+    const changes = { ...fields, modifiedAt: nowIso() };
+    tx.update(
+      "change",
+      SourceEntity.update({ organizationId: actor.organizationId, id: sourceId }, changes, {
+        condition: Audit.unchangedSince(stored),
+      }),
+    );
+    tx.afterCommit(() => forgetVerifiedSource(actor.organizationId, sourceId));
+    const [before, after] = [toSource(stored), toSource({ ...stored, ...changes })];
+    return { change: { ...audit("updated", sourceId), before, after }, result: after };
+  });
+}
 
-  /** The read of `settings`, for a batch with other reads (`readTogether`). */
-  settingsRead: (organizationId: string, sourceId: string): PlannedRead<Source | undefined> =>
-    oneItem(SourceEntity.key({ organizationId, id: sourceId }), (item) => (item ? toSource(item) : undefined)),
-};
+/**
+ * Issues a new key that works at once; the previous one keeps working for `overlapHours` (default 24, 0 stops it
+ * at once) so the seller can switch without losing leads. Intake instances notice within `verifiedSourceMs`.
+ */
+export async function rotateKey(actor: Actor, sourceId: string, overlapHours = 24): Promise<SourceWithKey> {
+  const apiKey = newSourceKey(actor.organizationId);
+  const after = await updateKey(actor, sourceId, "source.keyRotated", (before) => {
+    const now = nowIso();
+    const overlap = typeof before.keyHash === "string" && overlapHours > 0;
+    return {
+      changes: {
+        keyHash: hashSecret(apiKey),
+        keyPreview: preview(apiKey),
+        keyRotatedAt: now,
+        modifiedAt: now,
+        ...(overlap
+          ? {
+              previousKeyHash: before.keyHash,
+              previousKeyExpiresAt: new Date(Date.now() + overlapHours * 3_600_000).toISOString(),
+            }
+          : {}),
+      },
+      remove: overlap ? ["keyRevokedAt"] : ["keyRevokedAt", "previousKeyHash", "previousKeyExpiresAt"],
+    };
+  });
+  return { source: after, sourceId, apiKey };
+}
+
+/** Stops the source's keys (the current one and any still overlapping): intake refuses them within seconds until a rotation issues a new one. */
+export async function revokeKey(actor: Actor, sourceId: string): Promise<Source> {
+  return updateKey(actor, sourceId, "source.keyRevoked", (before) => {
+    if (typeof before.keyHash !== "string") throw new ConflictError(`Source ${sourceId} has no key to revoke.`);
+    const now = nowIso();
+    return {
+      changes: { keyRevokedAt: now, modifiedAt: now },
+      remove: ["keyHash", "previousKeyHash", "previousKeyExpiresAt"],
+    };
+  });
+}
+
+export { resolveSourceKey as resolveKey };
+
+/** The source as stored, for lead processing (no actor: the organization comes from the lead). */
+export async function settings(organizationId: string, sourceId: string): Promise<Source | undefined> {
+  const item = await readSource(organizationId, sourceId);
+  return item ? toSource(item) : undefined;
+}
+
+/** The read of `settings`, for a batch with other reads (`readTogether`). */
+export const settingsRead = (organizationId: string, sourceId: string): PlannedRead<Source | undefined> =>
+  oneItem(SourceEntity.key({ organizationId, id: sourceId }), (item) => (item ? toSource(item) : undefined));
 
 function parseRequest(input: SourceRequest) {
   const result = v.safeParse(SourceRequestSchema, input);

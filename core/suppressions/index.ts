@@ -4,7 +4,8 @@ import { SuppressionEntity } from "#core/db/entities/suppressions";
 import { where } from "#core/db/expression";
 import { keys } from "#core/db/keys";
 import { conditionally, table, getItems, oneItem, type PlannedRead } from "#core/db/items";
-import { Events, recordEvent, type EventRecordInput } from "#core/events/index";
+import * as Events from "#core/events/index";
+import { recordEvent, type EventRecordInput } from "#core/events/index";
 import { Transaction, TransactionConditionFailed, transact } from "#core/db/transact";
 import { nowIso, timestamp } from "#core/shared/ids";
 
@@ -26,93 +27,93 @@ export const SuppressionSchema = v.object({
 export type Suppression = v.InferOutput<typeof SuppressionSchema>;
 
 /** The organization's suppression list: numbers never sent to (compliance). */
-export const Suppressions = {
-  /** Adds a number (idempotent: an existing entry is kept as it was and returned). */
-  async add(
-    organizationId: string,
-    input: { phoneNumber: string; reason: SuppressionReason; note?: string; leadId?: string; actor?: Actor },
-  ): Promise<{ suppression: Suppression; created: boolean }> {
-    const suppression = newSuppression(input);
-    // The entry and its SuppressionAdded event in one transaction: a crash between the two can no longer keep one alone.
-    const transaction = new Transaction().put(
-      "suppression",
-      SuppressionEntity.create({ organizationId, ...suppression }),
-    );
-    Events.item(organizationId, addedEvent(input), transaction);
-    const stored = await transact(transaction).then(
-      () => true,
-      (error: unknown) => {
-        if (error instanceof TransactionConditionFailed && error.failedOnlyIn("suppression")) return false;
-        throw error;
-      },
-    );
-    if (!stored) {
-      const existing = await Suppressions.find(organizationId, input.phoneNumber);
-      // The contact's own opt-out outranks a manual entry: from now on only the contact can lift it.
-      if (existing?.reason === "Manual" && CONTACT_REASONS.has(input.reason)) {
-        await conditionally(
-          table.update(
-            SuppressionEntity.update(
-              { organizationId, phoneNumber: input.phoneNumber },
-              { reason: input.reason },
-              { condition: where.equals("reason", "Manual") },
-            ),
+
+/** Adds a number (idempotent: an existing entry is kept as it was and returned). */
+export async function add(
+  organizationId: string,
+  input: { phoneNumber: string; reason: SuppressionReason; note?: string; leadId?: string; actor?: Actor },
+): Promise<{ suppression: Suppression; created: boolean }> {
+  const suppression = newSuppression(input);
+  // The entry and its SuppressionAdded event in one transaction: a crash between the two can no longer keep one alone.
+  const transaction = new Transaction().put(
+    "suppression",
+    SuppressionEntity.create({ organizationId, ...suppression }),
+  );
+  Events.item(organizationId, addedEvent(input), transaction);
+  const stored = await transact(transaction).then(
+    () => true,
+    (error: unknown) => {
+      if (error instanceof TransactionConditionFailed && error.failedOnlyIn("suppression")) return false;
+      throw error;
+    },
+  );
+  if (!stored) {
+    const existing = await find(organizationId, input.phoneNumber);
+    // The contact's own opt-out outranks a manual entry: from now on only the contact can lift it.
+    if (existing?.reason === "Manual" && CONTACT_REASONS.has(input.reason)) {
+      await conditionally(
+        table.update(
+          SuppressionEntity.update(
+            { organizationId, phoneNumber: input.phoneNumber },
+            { reason: input.reason },
+            { condition: where.equals("reason", "Manual") },
           ),
-        );
-        return { suppression: { ...existing, reason: input.reason }, created: false };
-      }
-      return { suppression: existing ?? suppression, created: false };
-    }
-    return { suppression, created: true };
-  },
-
-  /** Which of `phones` (E.164) are on the list: one BatchGet per 100 numbers. */
-  async suppressedAmong(organizationId: string, phones: readonly string[]): Promise<Set<string>> {
-    const unique = [...new Set(phones)];
-    const found = await getItems(
-      unique.map((phone) => keys.suppression(organizationId, phone)),
-      { attributes: ["phoneNumber"] },
-    );
-    return new Set(found.map((item) => String(item.phoneNumber)));
-  },
-
-  /** The read of one number's entry, for a batch with other reads (`readTogether`). */
-  findRead: (organizationId: string, e164: string): PlannedRead<Suppression | undefined> =>
-    oneItem(SuppressionEntity.key({ organizationId, phoneNumber: e164 }), (item) =>
-      item ? toSuppression(item) : undefined,
-    ),
-
-  async find(
-    organizationId: string,
-    e164: string,
-    options: { consistent?: boolean } = {},
-  ): Promise<Suppression | undefined> {
-    const item = await SuppressionEntity.get({ organizationId, phoneNumber: e164 }, options);
-    return item ? toSuppression(item) : undefined;
-  },
-
-  /** Removes a number; false when it was not listed. */
-  async delete(
-    organizationId: string,
-    e164: string,
-    actor?: Actor,
-    why = "removed from the suppression list",
-    onlyReason?: SuppressionReason,
-  ): Promise<boolean> {
-    const deleted = await conditionally(
-      table.delete(
-        SuppressionEntity.remove(
-          { organizationId, phoneNumber: e164 },
-          // A manual entry replaced by the contact's own opt-out meanwhile is not removed.
-          { condition: onlyReason ? where.all(where.stored(), where.equals("reason", onlyReason)) : where.stored() },
         ),
+      );
+      return { suppression: { ...existing, reason: input.reason }, created: false };
+    }
+    return { suppression: existing ?? suppression, created: false };
+  }
+  return { suppression, created: true };
+}
+
+/** Which of `phones` (E.164) are on the list: one BatchGet per 100 numbers. */
+export async function suppressedAmong(organizationId: string, phones: readonly string[]): Promise<Set<string>> {
+  const unique = [...new Set(phones)];
+  const found = await getItems(
+    unique.map((phone) => keys.suppression(organizationId, phone)),
+    { attributes: ["phoneNumber"] },
+  );
+  return new Set(found.map((item) => String(item.phoneNumber)));
+}
+
+/** The read of one number's entry, for a batch with other reads (`readTogether`). */
+export const findRead = (organizationId: string, e164: string): PlannedRead<Suppression | undefined> =>
+  oneItem(SuppressionEntity.key({ organizationId, phoneNumber: e164 }), (item) =>
+    item ? toSuppression(item) : undefined,
+  );
+
+export async function find(
+  organizationId: string,
+  e164: string,
+  options: { consistent?: boolean } = {},
+): Promise<Suppression | undefined> {
+  const item = await SuppressionEntity.get({ organizationId, phoneNumber: e164 }, options);
+  return item ? toSuppression(item) : undefined;
+}
+
+/** Removes a number; false when it was not listed. */
+async function deleteSuppression(
+  organizationId: string,
+  e164: string,
+  actor?: Actor,
+  why = "removed from the suppression list",
+  onlyReason?: SuppressionReason,
+): Promise<boolean> {
+  const deleted = await conditionally(
+    table.delete(
+      SuppressionEntity.remove(
+        { organizationId, phoneNumber: e164 },
+        // A manual entry replaced by the contact's own opt-out meanwhile is not removed.
+        { condition: onlyReason ? where.all(where.stored(), where.equals("reason", onlyReason)) : where.stored() },
       ),
-    );
-    if (!deleted) return false;
-    await recordRemoved(organizationId, e164, why, actor);
-    return true;
-  },
-};
+    ),
+  );
+  if (!deleted) return false;
+  await recordRemoved(organizationId, e164, why, actor);
+  return true;
+}
+export { deleteSuppression as delete };
 
 export function toSuppression(item: Record<string, unknown>): Suppression {
   return {

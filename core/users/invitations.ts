@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { actorId, type Actor } from "#core/auth/actor";
-import { Audit } from "#core/audit/index";
+import * as Audit from "#core/audit/index";
 import { config } from "#core/config";
 import { InvitationEntity } from "#core/db/entities/users";
 import { where } from "#core/db/expression";

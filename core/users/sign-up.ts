@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { config } from "#core/config";
 import { ConflictError, ForbiddenError, ValidationError } from "#core/errors";
-import { Organizations } from "#core/organizations/index";
+import * as Organizations from "#core/organizations/index";
 import { OrganizationSchema } from "#core/organizations/schemas";
 import { TimeZoneSchema } from "#core/shared/validation";
 import { maxChars } from "#core/shared/validation";

@@ -1,11 +1,11 @@
 import { where } from "#core/db/expression";
 import { type Actor, type Role } from "#core/auth/actor";
-import { Audit } from "#core/audit/index";
+import * as Audit from "#core/audit/index";
 import { listPage, listQuerySchema, type ListResource } from "#core/db/list";
 import { isConditionFailed } from "#core/db/items";
 import { transact, TransactionConditionFailed } from "#core/db/transact";
 import { ConflictError, ForbiddenError, NotFoundError } from "#core/errors";
-import { ApiKeys } from "#core/organizations/index";
+import * as ApiKeys from "#core/organizations/api-keys";
 import { newId, nowIso } from "#core/shared/ids";
 import type { Page, PagingQuery } from "#core/shared/paging";
 import { defaultAlerts, type User } from "#core/users/schemas";

@@ -18,72 +18,71 @@ export const maxAttempts = retryScheduleSeconds.length + 1;
 const leaseMs = webhooksConfig.attemptTimeoutMs * 3;
 
 /** Attempts of deliveries, one per queue message. */
-export const DeliveryAttempts = {
-  /** One attempt: claim it, send it signed, log it, then finish the delivery or schedule the next attempt. */
-  async deliver(organizationId: string, message: DeliverMessage): Promise<void> {
-    const delivery = await claim(organizationId, message);
-    if (!delivery) return;
-    const endpoint = await WebhookEndpoints.stored(organizationId, message.endpointId);
-    const payload = String(delivery.payload);
-    const eventType = String(delivery.eventType);
-    const trigger = String(delivery.trigger) as Trigger;
-    if (!endpoint) return void (await finish(organizationId, message, "Failed", "The endpoint was deleted."));
-    if (!endpoint.enabled && trigger !== "Test") {
-      await logAttempt(organizationId, message, {
-        eventType,
-        trigger,
-        succeeded: false,
-        errorKind: "EndpointDisabled",
-        errorMessage: "The endpoint is disabled; replay once it is re-enabled.",
-      });
-      return void (await finish(organizationId, message, "Failed", "The endpoint is disabled."));
-    }
-    const outcome = await send(endpoint, message.messageId, payload);
-    const attemptedAt = nowIso();
-    if (outcome.succeeded) {
-      await logAttempt(organizationId, message, { eventType, trigger, ...outcome });
-      await WebhookEndpoints.recordSuccess(organizationId, endpoint, attemptedAt);
-      return void (await finish(organizationId, message, "Delivered"));
-    }
-    const disabled = await WebhookEndpoints.recordFailure(
-      organizationId,
-      endpoint.id,
-      attemptedAt,
-      outcome.httpStatus === 410,
-    );
-    const retryAt =
-      !disabled && message.attempt < maxAttempts ? new Date(Date.now() + retryDelayMs(message.attempt)) : undefined;
+
+/** One attempt: claim it, send it signed, log it, then finish the delivery or schedule the next attempt. */
+export async function deliver(organizationId: string, message: DeliverMessage): Promise<void> {
+  const delivery = await claim(organizationId, message);
+  if (!delivery) return;
+  const endpoint = await WebhookEndpoints.stored(organizationId, message.endpointId);
+  const payload = String(delivery.payload);
+  const eventType = String(delivery.eventType);
+  const trigger = String(delivery.trigger) as Trigger;
+  if (!endpoint) return void (await finish(organizationId, message, "Failed", "The endpoint was deleted."));
+  if (!endpoint.enabled && trigger !== "Test") {
     await logAttempt(organizationId, message, {
       eventType,
       trigger,
-      ...outcome,
-      nextAttemptAt: retryAt?.toISOString() ?? null,
-    });
-    if (!retryAt)
-      return void (await finish(
-        organizationId,
-        message,
-        "Failed",
-        disabled ? "The endpoint was disabled." : `No success after ${message.attempt} attempts.`,
-      ));
-    await scheduleRetry(organizationId, { ...message, attempt: message.attempt + 1 }, retryAt);
-  },
-
-  /** The queue gave up on a message (it kept failing inside our own code): the attempt is logged as failed, the delivery ends. */
-  async abandon(organizationId: string, message: DeliverMessage, error: unknown): Promise<void> {
-    const Item = await WebhookDeliveryEntity.get(deliveryOf(organizationId, message));
-    if (!Item || Item.status !== "Pending" || Item.generation !== message.generation) return;
-    await logAttempt(organizationId, message, {
-      eventType: String(Item.eventType),
-      trigger: String(Item.trigger) as Trigger,
       succeeded: false,
-      errorKind: "Internal",
-      errorMessage: `Delivery gave up: ${error instanceof Error ? error.message : String(error)}`.slice(0, 500),
+      errorKind: "EndpointDisabled",
+      errorMessage: "The endpoint is disabled; replay once it is re-enabled.",
     });
-    // The attempt that last claimed it (the given one, or the previous one when the given one never got claimed).
-    await finish(organizationId, { ...message, attempt: Number(Item.attempts) }, "Failed", "Internal error.");
-  },
-};
+    return void (await finish(organizationId, message, "Failed", "The endpoint is disabled."));
+  }
+  const outcome = await send(endpoint, message.messageId, payload);
+  const attemptedAt = nowIso();
+  if (outcome.succeeded) {
+    await logAttempt(organizationId, message, { eventType, trigger, ...outcome });
+    await WebhookEndpoints.recordSuccess(organizationId, endpoint, attemptedAt);
+    return void (await finish(organizationId, message, "Delivered"));
+  }
+  const disabled = await WebhookEndpoints.recordFailure(
+    organizationId,
+    endpoint.id,
+    attemptedAt,
+    outcome.httpStatus === 410,
+  );
+  const retryAt =
+    !disabled && message.attempt < maxAttempts ? new Date(Date.now() + retryDelayMs(message.attempt)) : undefined;
+  await logAttempt(organizationId, message, {
+    eventType,
+    trigger,
+    ...outcome,
+    nextAttemptAt: retryAt?.toISOString() ?? null,
+  });
+  if (!retryAt)
+    return void (await finish(
+      organizationId,
+      message,
+      "Failed",
+      disabled ? "The endpoint was disabled." : `No success after ${message.attempt} attempts.`,
+    ));
+  await scheduleRetry(organizationId, { ...message, attempt: message.attempt + 1 }, retryAt);
+}
+
+/** The queue gave up on a message (it kept failing inside our own code): the attempt is logged as failed, the delivery ends. */
+export async function abandon(organizationId: string, message: DeliverMessage, error: unknown): Promise<void> {
+  const Item = await WebhookDeliveryEntity.get(deliveryOf(organizationId, message));
+  if (!Item || Item.status !== "Pending" || Item.generation !== message.generation) return;
+  await logAttempt(organizationId, message, {
+    eventType: String(Item.eventType),
+    trigger: String(Item.trigger) as Trigger,
+    succeeded: false,
+    errorKind: "Internal",
+    errorMessage: `Delivery gave up: ${error instanceof Error ? error.message : String(error)}`.slice(0, 500),
+  });
+  // The attempt that last claimed it (the given one, or the previous one when the given one never got claimed).
+  await finish(organizationId, { ...message, attempt: Number(Item.attempts) }, "Failed", "Internal error.");
+}
 
 /** Backoff with ±20 % jitter: the stage's scale times the schedule's delay after `attempt`. */
 function retryDelayMs(attempt: number): number {

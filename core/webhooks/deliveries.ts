@@ -1,8 +1,8 @@
-import { DeliveryAttempts } from "#core/webhooks/attempt";
-import { WebhookDeliveryLog } from "#core/webhooks/delivery-log";
-import { DueRetries } from "#core/webhooks/due-retries";
-import { WebhookFanOut } from "#core/webhooks/fan-out";
-import { WebhookReplay } from "#core/webhooks/replay";
+import * as DeliveryAttempts from "#core/webhooks/attempt";
+import * as WebhookDeliveryLog from "#core/webhooks/delivery-log";
+import * as DueRetries from "#core/webhooks/due-retries";
+import * as WebhookFanOut from "#core/webhooks/fan-out";
+import * as WebhookReplay from "#core/webhooks/replay";
 
 export type { DeliverMessage } from "#core/webhooks/queue";
 export { maxAttempts } from "#core/webhooks/attempt";

@@ -101,31 +101,30 @@ function attemptsQuery(organizationId: string, endpointId: string) {
 export type Trigger = "Event" | "Replay" | "Test";
 
 /** The delivery-log routes: the endpoint's attempts and test pings. */
-export const WebhookDeliveryLog = {
-  /** `POST /webhook-endpoints/{id}/test`: a signed `webhook.test` message, sent even to a disabled endpoint. */
-  async ping(actor: Actor, endpointId: string): Promise<{ messageId: string }> {
-    if (!(await WebhookEndpoints.stored(actor.organizationId, endpointId)))
-      throw new NotFoundError("Webhook endpoint", endpointId);
-    const messageId = `msg_${newId()}`;
-    const payload: WebhookPayload = {
-      id: messageId,
-      type: pingEventType,
-      timestamp: nowIso(),
-      data: { endpointId, message: `Test delivery requested by ${actor.displayName}.` },
-      event: null,
-    };
-    const queued = await createDelivery(actor.organizationId, endpointId, payload, "Test");
-    await publishAll([{ envelope: queued! }]);
-    return { messageId };
-  },
 
-  /** `POST /webhook-endpoints/{id}/attempts/all/my`: the endpoint's delivery log, newest first. */
-  async attempts(actor: Actor, endpointId: string, query: PagingQuery): Promise<Page<WebhookAttempt>> {
-    if (!(await WebhookEndpoints.stored(actor.organizationId, endpointId)))
-      throw new NotFoundError("Webhook endpoint", endpointId);
-    return listPage(attemptsResource, actor.organizationId, query, { endpointId });
-  },
-};
+/** `POST /webhook-endpoints/{id}/test`: a signed `webhook.test` message, sent even to a disabled endpoint. */
+export async function ping(actor: Actor, endpointId: string): Promise<{ messageId: string }> {
+  if (!(await WebhookEndpoints.stored(actor.organizationId, endpointId)))
+    throw new NotFoundError("Webhook endpoint", endpointId);
+  const messageId = `msg_${newId()}`;
+  const payload: WebhookPayload = {
+    id: messageId,
+    type: pingEventType,
+    timestamp: nowIso(),
+    data: { endpointId, message: `Test delivery requested by ${actor.displayName}.` },
+    event: null,
+  };
+  const queued = await createDelivery(actor.organizationId, endpointId, payload, "Test");
+  await publishAll([{ envelope: queued! }]);
+  return { messageId };
+}
+
+/** `POST /webhook-endpoints/{id}/attempts/all/my`: the endpoint's delivery log, newest first. */
+export async function attempts(actor: Actor, endpointId: string, query: PagingQuery): Promise<Page<WebhookAttempt>> {
+  if (!(await WebhookEndpoints.stored(actor.organizationId, endpointId)))
+    throw new NotFoundError("Webhook endpoint", endpointId);
+  return listPage(attemptsResource, actor.organizationId, query, { endpointId });
+}
 
 /**
  * Stores a delivery (a fan-out creates it once; a replay or ping starts a new round of it) and answers the message of

@@ -2,7 +2,7 @@ import { isIP } from "node:net";
 import * as v from "valibot";
 import type { Actor } from "#core/auth/actor";
 import { isPublicAddress } from "#core/automations/runs/public-address";
-import { Audit } from "#core/audit/index";
+import * as Audit from "#core/audit/index";
 import { WebhookEndpointEntity } from "#core/db/entities/webhooks";
 import { computed, where } from "#core/db/expression";
 import { conditionally, table } from "#core/db/items";

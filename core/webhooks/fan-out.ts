@@ -11,37 +11,36 @@ import { eventPayload, leadReceivedPayload, type WebhookPayload } from "#core/we
 // The fan-out consumer builds payloads (reading every kind of resource) but never sends: apart from attempt.ts.
 
 /** Table stream items become deliveries. */
-export const WebhookFanOut = {
-  /**
-   * New table items from the stream (events, and leads for `lead.received`) become one delivery per enabled endpoint
-   * that takes their type. Safe to run again on the same items: a delivery already sent is not sent again.
-   */
-  async fanOut(items: Record<string, unknown>[]): Promise<void> {
-    const byOrganization = new Map<string, Record<string, unknown>[]>();
-    // Only items some endpoint could take are looked at: an event no webhook type carries (a message entering
-    // Sending, say) costs no read of the organization's endpoints.
-    for (const item of items.filter(mayBeDelivered)) {
-      const organizationId = String(item.organizationId ?? "");
-      byOrganization.set(organizationId, [...(byOrganization.get(organizationId) ?? []), item]);
-    }
-    const messages: Envelope[] = [];
-    for (const [organizationId, organizationItems] of byOrganization) {
-      if (!organizationId) continue;
-      const endpoints = (await WebhookEndpoints.forFanOut(organizationId)).filter((endpoint) => endpoint.enabled);
-      if (endpoints.length === 0) continue;
-      for (const item of organizationItems) {
-        const payload = await payloadOfItem(organizationId, item, endpoints);
-        if (!payload) continue;
-        for (const endpoint of endpoints) {
-          if (payload.type !== pingEventType && !WebhookEndpoints.accepts(endpoint, payload.type)) continue;
-          const queued = await createDelivery(organizationId, endpoint.id, payload, "Event");
-          if (queued) messages.push(queued);
-        }
+
+/**
+ * New table items from the stream (events, and leads for `lead.received`) become one delivery per enabled endpoint
+ * that takes their type. Safe to run again on the same items: a delivery already sent is not sent again.
+ */
+export async function fanOut(items: Record<string, unknown>[]): Promise<void> {
+  const byOrganization = new Map<string, Record<string, unknown>[]>();
+  // Only items some endpoint could take are looked at: an event no webhook type carries (a message entering
+  // Sending, say) costs no read of the organization's endpoints.
+  for (const item of items.filter(mayBeDelivered)) {
+    const organizationId = String(item.organizationId ?? "");
+    byOrganization.set(organizationId, [...(byOrganization.get(organizationId) ?? []), item]);
+  }
+  const messages: Envelope[] = [];
+  for (const [organizationId, organizationItems] of byOrganization) {
+    if (!organizationId) continue;
+    const endpoints = (await WebhookEndpoints.forFanOut(organizationId)).filter((endpoint) => endpoint.enabled);
+    if (endpoints.length === 0) continue;
+    for (const item of organizationItems) {
+      const payload = await payloadOfItem(organizationId, item, endpoints);
+      if (!payload) continue;
+      for (const endpoint of endpoints) {
+        if (payload.type !== pingEventType && !WebhookEndpoints.accepts(endpoint, payload.type)) continue;
+        const queued = await createDelivery(organizationId, endpoint.id, payload, "Event");
+        if (queued) messages.push(queued);
       }
     }
-    await publishInParallel(messages);
-  },
-};
+  }
+  await publishInParallel(messages);
+}
 
 /** Publishes SQS batches of ten side by side (a fan-out of a full stream batch is hundreds of messages). */
 async function publishInParallel(messages: Envelope[]): Promise<void> {

@@ -1,6 +1,6 @@
 import { systemActor } from "#core/auth/actor";
-import { AutomationRunRecords } from "#core/automations/runs/records";
-import { Billing } from "#core/billing/index";
+import * as AutomationRunRecords from "#core/automations/runs/records";
+import * as Billing from "#core/billing/index";
 import { fromId as callFromId } from "#core/calls/queries";
 import { registrationOverview } from "#core/carrier-registration/reads";
 import { DomainError, UnreadableItemError } from "#core/errors";
@@ -8,9 +8,9 @@ import type { EventRecord } from "#core/events/index";
 import * as LeadReads from "#core/leads/reads";
 import { toLead } from "#core/leads/reads";
 import type { Lead } from "#core/leads/schemas";
-import { Conversations } from "#core/messaging/conversations";
+import * as Conversations from "#core/messaging/conversations";
 import { messageFromId } from "#core/messaging/message-reads";
-import { PhoneNumbers } from "#core/messaging/phone-numbers";
+import * as PhoneNumbers from "#core/messaging/phone-numbers";
 import { pingEventType, webhookCatalogue, type WebhookEventType, type WebhookResource } from "#core/webhooks/catalogue";
 import * as WebhookEndpoints from "#core/webhooks/endpoints";
 

@@ -1,6 +1,6 @@
 import type { Actor } from "#core/auth/actor";
 import { NotFoundError, ValidationError } from "#core/errors";
-import { Events } from "#core/events/index";
+import * as Events from "#core/events/index";
 import { publishAll, type Envelope } from "#core/queue/messages";
 import { webhookTypeOf } from "#core/webhooks/catalogue";
 import { createDelivery, type ReplayRequest, type ReplayResult } from "#core/webhooks/delivery-log";
@@ -12,31 +12,30 @@ import { eventPayload } from "#core/webhooks/payloads";
 const replayBatch = 500;
 
 /** Sending past events to an endpoint again. */
-export const WebhookReplay = {
-  /** `POST /webhook-endpoints/{id}/replay`. */
-  async replay(actor: Actor, endpointId: string, request: ReplayRequest): Promise<ReplayResult> {
-    const endpoint = await WebhookEndpoints.stored(actor.organizationId, endpointId);
-    if (!endpoint) throw new NotFoundError("Webhook endpoint", endpointId);
-    if ("eventId" in request) {
-      const event = await Events.find(actor.organizationId, request.eventId);
-      if (!event) throw new NotFoundError("Event", request.eventId);
-      const type = webhookTypeOf(event.eventType);
-      if (!type)
-        throw new ValidationError("This event type is not delivered by webhooks.", [
-          { pointer: "/eventId", detail: `${event.eventType} has no webhook type (GET /webhook-event-types).` },
-        ]);
-      const queued = await createDelivery(
-        actor.organizationId,
-        endpointId,
-        await eventPayload(actor.organizationId, type, event),
-        "Replay",
-      );
-      await publishAll([{ envelope: queued! }]);
-      return { replayed: 1, continueFrom: null };
-    }
-    return replaySince(actor.organizationId, endpoint, request.since);
-  },
-};
+
+/** `POST /webhook-endpoints/{id}/replay`. */
+export async function replay(actor: Actor, endpointId: string, request: ReplayRequest): Promise<ReplayResult> {
+  const endpoint = await WebhookEndpoints.stored(actor.organizationId, endpointId);
+  if (!endpoint) throw new NotFoundError("Webhook endpoint", endpointId);
+  if ("eventId" in request) {
+    const event = await Events.find(actor.organizationId, request.eventId);
+    if (!event) throw new NotFoundError("Event", request.eventId);
+    const type = webhookTypeOf(event.eventType);
+    if (!type)
+      throw new ValidationError("This event type is not delivered by webhooks.", [
+        { pointer: "/eventId", detail: `${event.eventType} has no webhook type (GET /webhook-event-types).` },
+      ]);
+    const queued = await createDelivery(
+      actor.organizationId,
+      endpointId,
+      await eventPayload(actor.organizationId, type, event),
+      "Replay",
+    );
+    await publishAll([{ envelope: queued! }]);
+    return { replayed: 1, continueFrom: null };
+  }
+  return replaySince(actor.organizationId, endpoint, request.since);
+}
 
 async function replaySince(organizationId: string, endpoint: StoredEndpoint, since: string): Promise<ReplayResult> {
   const messages: Envelope[] = [];

@@ -1,4 +1,4 @@
-import { Analytics } from "#core/analytics/index";
+import * as Analytics from "#core/analytics/index";
 import { endpoint } from "#core/http/endpoint";
 import { getAnalytics } from "#core/http/operations/analytics";
 

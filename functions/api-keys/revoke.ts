@@ -1,5 +1,5 @@
 import { endpoint } from "#core/http/endpoint";
 import { revokeApiKey } from "#core/http/operations/api-keys";
-import { ApiKeys } from "#core/organizations/index";
+import * as ApiKeys from "#core/organizations/api-keys";
 
 export const handler = endpoint(revokeApiKey, ({ actor, params }) => ApiKeys.revoke(actor, params.id));

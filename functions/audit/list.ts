@@ -1,5 +1,5 @@
 import { endpoint } from "#core/http/endpoint";
 import { listAuditLog } from "#core/http/operations/audit";
-import { Audit } from "#core/audit/index";
+import * as Audit from "#core/audit/index";
 
 export const handler = endpoint(listAuditLog, ({ actor, body }) => Audit.list(actor, body));

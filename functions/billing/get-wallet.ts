@@ -1,4 +1,4 @@
-import { Billing } from "#core/billing/index";
+import * as Billing from "#core/billing/index";
 import { endpoint } from "#core/http/endpoint";
 import { getWallet } from "#core/http/operations/billing";
 

@@ -1,4 +1,4 @@
-import { BillingHistory } from "#core/billing/history";
+import * as BillingHistory from "#core/billing/history";
 import { endpoint } from "#core/http/endpoint";
 import { listLedger } from "#core/http/operations/billing";
 

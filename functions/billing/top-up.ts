@@ -1,4 +1,4 @@
-import { Payments } from "#core/billing/payments";
+import * as Payments from "#core/billing/payments";
 import { endpoint } from "#core/http/endpoint";
 import { requireIdempotencyKey } from "#core/http/headers";
 import { topUpWallet } from "#core/http/operations/billing";

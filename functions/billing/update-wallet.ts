@@ -1,5 +1,5 @@
 import { audited } from "#core/http/audited";
-import { Billing } from "#core/billing/index";
+import * as Billing from "#core/billing/index";
 import { endpoint } from "#core/http/endpoint";
 import { updateWallet } from "#core/http/operations/billing";
 

@@ -1,4 +1,4 @@
-import { TollFreeVerifications } from "#core/carrier-registration/index";
+import * as TollFreeVerifications from "#core/carrier-registration/toll-free";
 import { endpoint } from "#core/http/endpoint";
 import { getTollFreeVerification } from "#core/http/operations/carrier-registration";
 

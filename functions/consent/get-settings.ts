@@ -1,4 +1,4 @@
-import { ConsentSettingsStore } from "#core/consent/settings";
+import * as ConsentSettingsStore from "#core/consent/settings";
 import { endpoint } from "#core/http/endpoint";
 import { getConsentSettings } from "#core/http/operations/consent";
 

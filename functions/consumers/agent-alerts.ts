@@ -1,4 +1,5 @@
-import { AgentAlerts, type AlertEvent } from "#core/alerts/index";
+import * as AgentAlerts from "#core/alerts/index";
+import { type AlertEvent } from "#core/alerts/index";
 import { eventAttributes } from "#core/events/index";
 import { eachStreamRecord } from "#core/queue/stream-records";
 

@@ -1,4 +1,4 @@
-import { ConversationAssignment } from "#core/messaging/conversation-assignment";
+import * as ConversationAssignment from "#core/messaging/conversation-assignment";
 import { eachStreamRecord } from "#core/queue/stream-records";
 
 /**

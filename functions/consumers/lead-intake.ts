@@ -1,4 +1,4 @@
-import { LeadProcessing } from "#core/leads/processing";
+import * as LeadProcessing from "#core/leads/processing";
 import { subscribe } from "#core/queue/subscribe";
 
 /** Processes stored leads (dedupe, suppression, consent, event, automation trigger); see core/leads/processing. */

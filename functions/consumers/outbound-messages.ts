@@ -1,4 +1,4 @@
-import { Outbound } from "#core/messaging/outbound";
+import * as Outbound from "#core/messaging/outbound";
 import "#core/messaging/queue";
 import { subscribe } from "#core/queue/subscribe";
 

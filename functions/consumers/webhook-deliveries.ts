@@ -1,5 +1,5 @@
 import { subscribe } from "#core/queue/subscribe";
-import { DeliveryAttempts } from "#core/webhooks/attempt";
+import * as DeliveryAttempts from "#core/webhooks/attempt";
 
 /**
  * One webhook attempt per message. A message that keeps failing in our own code ends, on its last receive, as a

@@ -2,7 +2,7 @@ import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from "aws-lambda";
 import { recordWalletEvents } from "#core/billing/wallet-events";
-import { WebhookFanOut } from "#core/webhooks/fan-out";
+import * as WebhookFanOut from "#core/webhooks/fan-out";
 
 const image = (value: unknown) => unmarshall((value ?? {}) as Record<string, AttributeValue>);
 

@@ -1,6 +1,6 @@
 import { endpoint } from "#core/http/endpoint";
 import { addConversationNote } from "#core/http/operations/conversations";
-import { ConversationNotes } from "#core/messaging/conversation-notes";
+import * as ConversationNotes from "#core/messaging/conversation-notes";
 
 export const handler = endpoint(addConversationNote, ({ actor, params, body }) =>
   ConversationNotes.add(actor, params.id, body),

@@ -1,6 +1,6 @@
 import { endpoint } from "#core/http/endpoint";
 import { reassignConversationSender } from "#core/http/operations/conversations";
-import { Conversations } from "#core/messaging/conversations";
+import * as Conversations from "#core/messaging/conversations";
 
 export const handler = endpoint(reassignConversationSender, ({ actor, params, body }) =>
   Conversations.reassignSender(actor, params.id, body.phoneNumberId),

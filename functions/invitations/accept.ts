@@ -1,6 +1,6 @@
 import { endpoint } from "#core/http/endpoint";
 import { acceptInvitation } from "#core/http/operations/users";
-import { Users } from "#core/users/index";
+import * as Users from "#core/users/index";
 
 /** The identity is guaranteed by the operation's `identity` auth; its e-mail must be the invited one. */
 export const handler = endpoint(acceptInvitation, ({ identity, body }) =>

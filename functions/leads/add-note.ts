@@ -1,5 +1,5 @@
 import { endpoint } from "#core/http/endpoint";
 import { addLeadNote } from "#core/http/operations/leads";
-import { LeadNotes } from "#core/leads/notes";
+import * as LeadNotes from "#core/leads/notes";
 
 export const handler = endpoint(addLeadNote, ({ actor, params, body }) => LeadNotes.add(actor, params.id, body));

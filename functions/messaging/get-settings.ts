@@ -1,5 +1,5 @@
 import { endpoint } from "#core/http/endpoint";
 import { getMessagingSettings } from "#core/http/operations/messages";
-import { MessagingSettingsStore } from "#core/messaging/settings";
+import * as MessagingSettingsStore from "#core/messaging/settings";
 
 export const handler = endpoint(getMessagingSettings, ({ actor }) => MessagingSettingsStore.read(actor.organizationId));

@@ -1,5 +1,5 @@
 import { endpoint } from "#core/http/endpoint";
 import { getCurrentOrganization } from "#core/http/operations/organizations";
-import { Organizations } from "#core/organizations/index";
+import * as Organizations from "#core/organizations/index";
 
 export const handler = endpoint(getCurrentOrganization, ({ actor }) => Organizations.profile(actor));

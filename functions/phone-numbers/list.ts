@@ -1,5 +1,5 @@
 import { endpoint } from "#core/http/endpoint";
 import { listPhoneNumbers } from "#core/http/operations/phone-numbers";
-import { PhoneNumberAdmin } from "#core/messaging/phone-number-admin";
+import * as PhoneNumberAdmin from "#core/messaging/phone-number-admin";
 
 export const handler = endpoint(listPhoneNumbers, ({ actor, body }) => PhoneNumberAdmin.list(actor, body));

@@ -1,6 +1,6 @@
 import { endpoint } from "#core/http/endpoint";
 import { resumePhoneNumber } from "#core/http/operations/carrier-registration";
-import { NumberHealth } from "#core/messaging/number-health";
+import * as NumberHealth from "#core/messaging/number-health";
 
 export const handler = endpoint(resumePhoneNumber, ({ actor, params }) =>
   NumberHealth.resume(actor, params.phoneNumberId),

@@ -1,5 +1,5 @@
 import { endpoint } from "#core/http/endpoint";
 import { getRoutingSettings } from "#core/http/operations/routing";
-import { Routing } from "#core/routing/index";
+import * as Routing from "#core/routing/index";
 
 export const handler = endpoint(getRoutingSettings, ({ actor }) => Routing.read(actor));

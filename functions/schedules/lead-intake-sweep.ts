@@ -1,4 +1,4 @@
-import { LeadProcessing } from "#core/leads/processing";
+import * as LeadProcessing from "#core/leads/processing";
 import { scheduledJob } from "#core/maintenance/schedule-runs";
 
 /** Republishes leads still Pending after their message was lost (the write-then-publish gap). */

@@ -1,5 +1,5 @@
 import { scheduledJob } from "#core/maintenance/schedule-runs";
-import { DueRetries } from "#core/webhooks/due-retries";
+import * as DueRetries from "#core/webhooks/due-retries";
 
 /** EventBridge, every minute: webhook retries whose time has come (long waits, lost delayed messages) are published. */
 export const handler = scheduledJob("webhookRetriesDue", async () => {

@@ -1,5 +1,5 @@
 import { endpoint } from "#core/http/endpoint";
 import { getSource } from "#core/http/operations/sources";
-import { Sources } from "#core/sources/index";
+import * as Sources from "#core/sources/index";
 
 export const handler = endpoint(getSource, ({ actor, params }) => Sources.fromId(actor, params.id));

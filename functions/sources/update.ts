@@ -1,5 +1,5 @@
 import { endpoint } from "#core/http/endpoint";
 import { updateSource } from "#core/http/operations/sources";
-import { Sources } from "#core/sources/index";
+import * as Sources from "#core/sources/index";
 
 export const handler = endpoint(updateSource, ({ actor, params, body }) => Sources.update(actor, params.id, body));

@@ -1,5 +1,5 @@
 import { endpoint } from "#core/http/endpoint";
 import { deleteSuppression } from "#core/http/operations/suppressions";
-import { SuppressionAdmin } from "#core/suppressions/admin";
+import * as SuppressionAdmin from "#core/suppressions/admin";
 
 export const handler = endpoint(deleteSuppression, ({ actor, params }) => SuppressionAdmin.remove(actor, params.phone));

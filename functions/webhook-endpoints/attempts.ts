@@ -1,6 +1,6 @@
 import { endpoint } from "#core/http/endpoint";
 import { listWebhookAttempts } from "#core/http/operations/webhook-endpoints";
-import { WebhookDeliveryLog } from "#core/webhooks/delivery-log";
+import * as WebhookDeliveryLog from "#core/webhooks/delivery-log";
 
 export const handler = endpoint(listWebhookAttempts, ({ actor, body, params }) =>
   WebhookDeliveryLog.attempts(actor, params.id, body),

@@ -1,5 +1,5 @@
 import { endpoint } from "#core/http/endpoint";
 import { pingWebhookEndpoint } from "#core/http/operations/webhook-endpoints";
-import { WebhookDeliveryLog } from "#core/webhooks/delivery-log";
+import * as WebhookDeliveryLog from "#core/webhooks/delivery-log";
 
 export const handler = endpoint(pingWebhookEndpoint, ({ actor, params }) => WebhookDeliveryLog.ping(actor, params.id));

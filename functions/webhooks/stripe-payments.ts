@@ -1,4 +1,4 @@
-import { Payments } from "#core/billing/payments";
+import * as Payments from "#core/billing/payments";
 import { publicEndpoint } from "#core/http/public-endpoint";
 import { stripePaymentWebhook } from "#core/http/operations/billing";
 import { stripeSignatureOf, stripeWebhookOptions, webhookRequest } from "#core/http/webhook-request";

@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Billing } from "#core/billing/index";
+import * as Billing from "#core/billing/index";
 import { createAutomation, readyToText, waitForRun } from "#tests/helpers/automations";
 import { newSource } from "#tests/helpers/leads";
 import { createLead, randomNumber } from "#tests/helpers/messaging";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { Billing } from "#core/billing/index";
+import * as Billing from "#core/billing/index";
 import * as Money from "#core/shared/money";
 import { applyStackEnv, type TestOrganization } from "#tests/helpers/stack";
 import { environmentNames } from "#stacks/definitions";

@@ -4,7 +4,7 @@ import type { Role } from "#core/auth/actor";
 import { DynamoStorage } from "@openauthjs/openauth/storage/dynamo";
 import { identityStorageOptions } from "#local/identity";
 import { registerPassword } from "#local/provision";
-import { Users } from "#core/users/index";
+import * as Users from "#core/users/index";
 import { applyStackEnv, baseUrl } from "#tests/helpers/stack";
 
 export const identityUrl = () => inject("identityUrl");

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { expect } from "vitest";
-import { Users } from "#core/users/index";
+import * as Users from "#core/users/index";
 import { intakeByQuery, uniquePhone, waitForLead, type TestSource } from "#tests/helpers/leads";
 import { events, sleep } from "#tests/helpers/messaging";
 import { userToken, type TestOrganization } from "#tests/helpers/stack";

@@ -2,8 +2,8 @@ import { createHash, randomUUID } from "node:crypto";
 import { inject } from "vitest";
 import type { Role } from "#core/auth/actor";
 import { signUserToken } from "#core/auth/local-tokens";
-import { Organizations } from "#core/organizations/index";
-import { Users } from "#core/users/index";
+import * as Organizations from "#core/organizations/index";
+import * as Users from "#core/users/index";
 import { turnQuietHoursOff } from "#local/organizations";
 import { contractViolations } from "#tests/helpers/contract";
 

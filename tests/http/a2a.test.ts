@@ -3,7 +3,7 @@ import { Role, TaskState, type Message, type Task } from "@a2a-js/sdk";
 import { TaskNotCancelableError, TaskNotFoundError } from "@a2a-js/sdk/errors";
 import { describe, expect, it } from "vitest";
 import { speedToLeadExample } from "#core/automations/definition";
-import { Organizations } from "#core/organizations/index";
+import * as Organizations from "#core/organizations/index";
 import {
   agentClient,
   asTask,

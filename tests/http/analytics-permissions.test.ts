@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Organizations } from "#core/organizations/index";
+import * as Organizations from "#core/organizations/index";
 import { newOrganization } from "#tests/helpers/stack";
 
 describe("analytics permissions", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { backfill } from "#core/analytics/backfill";
 import { toUnits } from "#core/analytics/counters";
-import { Analytics } from "#core/analytics/index";
+import * as Analytics from "#core/analytics/index";
 import { floorWeek, hourBucket } from "#core/analytics/range";
 import { rollupUpdate } from "#core/analytics/rollups";
 import { table } from "#core/db/items";

@@ -2,7 +2,7 @@ import { AutomationScheduled } from "#core/automations/runs/queue";
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { ulid } from "ulid";
 import { describe, expect, it } from "vitest";
-import { AutomationRuns } from "#core/automations/runs/index";
+import * as AutomationRuns from "#core/automations/runs/index";
 import { db, tableName } from "#core/db/client";
 import * as Leads from "#core/leads/index";
 import { leadItem } from "#core/leads/index";

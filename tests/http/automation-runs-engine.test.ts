@@ -2,7 +2,7 @@ import { LeadCreated } from "#core/leads/queue";
 import { AutomationStep } from "#core/automations/runs/queue";
 import { CARRIED_LEAD_FRESH_MS } from "#core/automations/runs/triggers";
 import { describe, expect, it } from "vitest";
-import { Billing } from "#core/billing/index";
+import * as Billing from "#core/billing/index";
 import { publish } from "#core/queue/messages";
 import "#core/leads/index";
 import "#core/automations/runs/queue";

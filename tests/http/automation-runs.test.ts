@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { webhookSignature } from "#core/automations/definition";
-import { AutomationRuns } from "#core/automations/runs/index";
+import * as AutomationRuns from "#core/automations/runs/index";
 import { nextFireAt } from "#core/automations/runs/cron";
 import {
   chain,

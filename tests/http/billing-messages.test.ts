@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Billing } from "#core/billing/index";
+import * as Billing from "#core/billing/index";
 import * as Money from "#core/shared/money";
 import { allLedgerEntries, balanceLess, setAvailableBalance } from "#tests/helpers/billing";
 import { addNumber, eventsWhen, magic, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { chargePhoneNumberFees } from "#core/messaging/number-fee-run";
-import { Billing, billingMonth, DEFAULT_PRICES, DEFAULT_TRIAL_CREDIT, phoneNumberFee } from "#core/billing/index";
+import * as Billing from "#core/billing/index";
+import { billingMonth, DEFAULT_PRICES, DEFAULT_TRIAL_CREDIT, phoneNumberFee } from "#core/billing/index";
 import * as Money from "#core/shared/money";
 import { allLedgerEntries, setAvailableBalance, topUp } from "#tests/helpers/billing";
 import { addNumber, randomNumber, send } from "#tests/helpers/messaging";

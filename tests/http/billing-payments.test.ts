@@ -290,7 +290,7 @@ describe("payments: refunds and disputes", () => {
     const { paymentId } = await paidTopUp(org, "10.00");
     const spend = Money.add(DEFAULT_TRIAL_CREDIT, "8");
     await org.request("GET", "/billing/wallet");
-    const { Billing } = await import("#core/billing/index");
+    const Billing = await import("#core/billing/index");
     applyStackEnv();
     await Billing.reserve({
       organizationId: org.organizationId,
@@ -373,7 +373,7 @@ describe("payments: refunds and disputes", () => {
       suspendedAt: null,
       balance: Money.toBilling(Money.add(DEFAULT_TRIAL_CREDIT, "8")),
     });
-    const { Billing } = await import("#core/billing/index");
+    const Billing = await import("#core/billing/index");
     applyStackEnv();
     await Billing.setSuspended(org.organizationId, true, "Terms of service review");
     await topUp(org, "5.00");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Organizations } from "#core/organizations/index";
+import * as Organizations from "#core/organizations/index";
 import * as Money from "#core/shared/money";
 import { allLedgerEntries, ledgerChargesIn } from "#tests/helpers/billing";
 import { waitForCall } from "#tests/helpers/calls";

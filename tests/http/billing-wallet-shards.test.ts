@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { Billing, WalletRefusedError } from "#core/billing/index";
+import * as Billing from "#core/billing/index";
+import { WalletRefusedError } from "#core/billing/index";
 import { shardsHoldMoney, WALLET_SHARDS } from "#core/billing/wallet-shards";
 import { readWalletParts } from "#core/billing/wallet-store";
 import { ReservationEntity, WalletShardEntity } from "#core/db/entities/billing";

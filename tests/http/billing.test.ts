@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { Billing, DEFAULT_TRIAL_CREDIT } from "#core/billing/index";
+import * as Billing from "#core/billing/index";
+import { DEFAULT_TRIAL_CREDIT } from "#core/billing/index";
 import * as Money from "#core/shared/money";
 import { allLedgerEntries, paymentSimulator, setAvailableBalance, startTopUp, topUp } from "#tests/helpers/billing";
 import { applyStackEnv, newOrganization, request } from "#tests/helpers/stack";

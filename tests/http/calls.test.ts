@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Billing } from "#core/billing/index";
+import * as Billing from "#core/billing/index";
 import { fromUnits } from "#core/billing/prices";
 import { storedReservation } from "#core/billing/reservations";
 import * as Money from "#core/shared/money";
@@ -405,7 +405,7 @@ describe("calls: refusals", () => {
     const refused = await placeCall(org, { to: magic("20") });
     expect(refused.status).toBe(402);
     expect(refused.headers.get("content-type")).toContain("application/problem+json");
-    const { Billing } = await import("#core/billing/index");
+    const Billing = await import("#core/billing/index");
     await setAvailableBalance(org, "10");
     await Billing.setSuspended(org.organizationId, true);
     expect((await placeCall(org, { to: magic("20") })).status).toBe(402);
@@ -419,7 +419,7 @@ describe("calls: refusals", () => {
     const accepted = await placeCall(org, { to: magic("20") });
     expect((await other.request("GET", `/calls/${accepted.body.id}`)).status).toBe(404);
     expect((await org.request("GET", "/calls/unknown")).status).toBe(404);
-    const keyWithoutCalls = await import("#core/organizations/index").then(({ Organizations }) =>
+    const keyWithoutCalls = await import("#core/organizations/index").then((Organizations) =>
       Organizations.issueApiKey(org.organizationId, { name: "read only", scopes: ["calls:read"] }),
     );
     expect((await placeCall(org, { to: magic("20") }, keyWithoutCalls.apiKey)).status).toBe(403);

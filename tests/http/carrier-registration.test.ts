@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as CarrierRegistration from "#core/carrier-registration/index";
-import { Outbound } from "#core/messaging/outbound";
+import * as Outbound from "#core/messaging/outbound";
 import { storedSettingsItem } from "#core/messaging/settings-item";
 import {
   buyNumber,

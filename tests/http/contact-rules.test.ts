@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { readyToText } from "#tests/helpers/automations";
-import { Outbound } from "#core/messaging/outbound";
+import * as Outbound from "#core/messaging/outbound";
 import {
   createLead,
   events,

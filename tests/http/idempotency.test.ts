@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { ulid } from "ulid";
-import { fingerprint, Idempotency } from "#core/idempotency/index";
+import * as Idempotency from "#core/idempotency/index";
+import { fingerprint } from "#core/idempotency/index";
 import { callEventsOf } from "#tests/helpers/calls";
 import { addNumber, createLead, events, magic, randomNumber, waitForMessage } from "#tests/helpers/messaging";
 import { applyStackEnv, newOrganization, type TestOrganization } from "#tests/helpers/stack";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Outbound } from "#core/messaging/outbound";
+import * as Outbound from "#core/messaging/outbound";
 import { twilioSignature } from "#core/providers/twilio/signature";
 import { allLedgerEntries } from "#tests/helpers/billing";
 import { buyNumber, carrierRequests, onCarrier, scriptCarrier } from "#tests/helpers/carriers";

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { db } from "#core/db/client";
-import { Outbound } from "#core/messaging/outbound";
+import * as Outbound from "#core/messaging/outbound";
 import { lanesOf } from "#core/messaging/pacing";
 import { sweepDueMessages } from "#core/messaging/sweeper";
 import { twilioSignature } from "#core/providers/twilio/signature";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { Users } from "#core/users/index";
+import * as Users from "#core/users/index";
 import { newSource, uniquePhone } from "#tests/helpers/leads";
 import { randomNumber } from "#tests/helpers/messaging";
 import { agents, routedLead, routingSettings } from "#tests/helpers/routing";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { environmentNames } from "#stacks/definitions";
-import { Users } from "#core/users/index";
+import * as Users from "#core/users/index";
 import { applyStackEnv, request, userToken } from "#tests/helpers/stack";
 import { identityToken } from "#tests/helpers/team";
 

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { Billing } from "#core/billing/index";
-import { Organizations } from "#core/organizations/index";
+import * as Billing from "#core/billing/index";
+import * as Organizations from "#core/organizations/index";
 import { addNumber, createLead, eventsWhen, randomNumber } from "#tests/helpers/messaging";
 import { newOrganization, request, type TestOrganization } from "#tests/helpers/stack";
 import { ofType, startReceiver, verified, type Receiver } from "#tests/helpers/webhooks";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AgentAlerts } from "#core/alerts/index";
+import * as AgentAlerts from "#core/alerts/index";
 import { newSource } from "#tests/helpers/leads";
 import { addNumber, events, randomNumber } from "#tests/helpers/messaging";
 import { agents, assign, processedLead, setAlerts, textsTo } from "#tests/helpers/routing";

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { Engine, LEASE_MS } from "#core/automations/runs/engine";
+import * as Engine from "#core/automations/runs/engine";
+import { LEASE_MS } from "#core/automations/runs/engine";
 import { FIRST_STEP_LEASE_MARGIN_MS, runStep } from "#core/automations/runs/step";
 import { RunStore } from "#core/automations/runs/store";
 import { triggerHandlers } from "#core/automations/runs/triggers";

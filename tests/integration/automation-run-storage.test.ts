@@ -5,7 +5,7 @@ import { AutomationRunEntity } from "#core/db/entities/automations";
 import { getItem } from "#core/db/items";
 import { keys } from "#core/db/keys";
 import { AutomationStep } from "#core/automations/runs/queue";
-import { AutomationRuns } from "#core/automations/runs/index";
+import * as AutomationRuns from "#core/automations/runs/index";
 import type { StoredRun } from "#core/automations/runs/model";
 import { publicRun } from "#core/automations/runs/store";
 import { sweepAutomations } from "#core/automations/runs/schedule";

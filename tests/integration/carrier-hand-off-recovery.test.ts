@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { systemActor } from "#core/auth/actor";
-import { Calls } from "#core/calls/index";
+import * as Calls from "#core/calls/index";
 import { dispatch as placeCall } from "#core/calls/placement";
 import { sweepDueCalls } from "#core/calls/sweeper";
-import { Outbound } from "#core/messaging/outbound";
+import * as Outbound from "#core/messaging/outbound";
 import { sweepDueMessages } from "#core/messaging/sweeper";
 import { newId } from "#core/shared/ids";
 import { waitForCall } from "#tests/helpers/calls";

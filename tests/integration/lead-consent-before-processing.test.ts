@@ -3,9 +3,9 @@ import { systemActor } from "#core/auth/actor";
 import { recordLeadConsent } from "#core/leads/consent";
 import * as Leads from "#core/leads/index";
 import { leadItem, type Lead } from "#core/leads/index";
-import { LeadProcessing } from "#core/leads/processing";
+import * as LeadProcessing from "#core/leads/processing";
 import { newId } from "#core/shared/ids";
-import { Suppressions } from "#core/suppressions/index";
+import * as Suppressions from "#core/suppressions/index";
 import { storeUnqueuedLead, uniquePhone, waitForLead } from "#tests/helpers/leads";
 import { applyStackEnv, newOrganization, type TestOrganization } from "#tests/helpers/stack";
 

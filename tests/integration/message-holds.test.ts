@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { Outbound } from "#core/messaging/outbound";
+import * as Outbound from "#core/messaging/outbound";
 import { changeMessage, storedHoldOnMessage } from "#core/messaging/store";
-import { Billing } from "#core/billing/index";
+import * as Billing from "#core/billing/index";
 import { readTogether } from "#core/db/items";
 import { reserveForMessage } from "#core/messaging/billing-seam";
-import { MessageLifecycle, settlementRead } from "#core/messaging/lifecycle";
+import * as MessageLifecycle from "#core/messaging/lifecycle";
+import { settlementRead } from "#core/messaging/lifecycle";
 import { storedReservation } from "#core/billing/reservations";
 import { allLedgerEntries } from "#tests/helpers/billing";
 import { addNumber, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { config } from "#core/config";
-import { Outbound } from "#core/messaging/outbound";
+import * as Outbound from "#core/messaging/outbound";
 import { sweepDueMessages } from "#core/messaging/sweeper";
 import { CarrierCallbacks } from "#core/messaging/carrier-callbacks";
 import { statusCallbackUrl } from "#core/providers/index";

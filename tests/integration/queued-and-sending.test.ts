@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { Outbound } from "#core/messaging/outbound";
-import { Pacing } from "#core/messaging/pacing";
+import * as Outbound from "#core/messaging/outbound";
+import * as Pacing from "#core/messaging/pacing";
 import { changeMessage } from "#core/messaging/store";
 import { ProviderError } from "#core/providers/port";
 import { dieAfterWriting, holdWhen } from "#tests/helpers/crash";

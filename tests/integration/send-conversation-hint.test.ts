@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { putIfNew } from "#core/db/items";
 import { entities, keys } from "#core/db/keys";
-import { Conversations } from "#core/messaging/conversations";
+import * as Conversations from "#core/messaging/conversations";
 import { newId } from "#core/shared/ids";
 import { handler as sendMessage } from "#functions/messages/send";
 import { apiEvent, lambdaContext } from "#tests/helpers/events";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Outbound } from "#core/messaging/outbound";
+import * as Outbound from "#core/messaging/outbound";
 import { readMessage } from "#core/messaging/store";
 import { addNumber, queuedOutsideTheStack, randomNumber } from "#tests/helpers/messaging";
 import { newOrganization } from "#tests/helpers/stack";

@@ -3,8 +3,8 @@ process.env.MEASURE_CALLS = "1";
 
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { measureScope } from "#core/observability/call-count";
-import { Outbound } from "#core/messaging/outbound";
-import { Pacing } from "#core/messaging/pacing";
+import * as Outbound from "#core/messaging/outbound";
+import * as Pacing from "#core/messaging/pacing";
 import { BUSY_RELISTING_MS, SENDER_LISTING_MS } from "#core/messaging/phone-numbers";
 import { ProviderError } from "#core/providers/port";
 import { readMessage } from "#core/messaging/store";

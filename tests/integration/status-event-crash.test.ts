@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { callEventTypes } from "#core/calls/lifecycle";
 import { sweepDueCalls } from "#core/calls/sweeper";
 import { callLifecycle, type CallStatus } from "#core/shared/status";
-import { Outbound } from "#core/messaging/outbound";
+import * as Outbound from "#core/messaging/outbound";
 import { waitForCall } from "#tests/helpers/calls";
 import { dieAfterWriting, killedAfterWrite, writingStatus } from "#tests/helpers/crash";
 import { addNumber, events, magic, queuedOutsideTheStack } from "#tests/helpers/messaging";

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { triggerId } from "#core/automations/runs/trigger-outbox";
 import { triggerHandlers } from "#core/automations/runs/triggers";
 import { inbound, statusCallback } from "#core/calls/carrier-callbacks";
-import { Outbound } from "#core/messaging/outbound";
+import * as Outbound from "#core/messaging/outbound";
 import { simulatorAuthToken } from "#core/providers/simulator/adapter";
 import { twilioSignature } from "#core/providers/twilio/signature";
 import { envelope } from "#core/queue/messages";

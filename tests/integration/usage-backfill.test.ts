@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BillingHistory } from "#core/billing/history";
+import * as BillingHistory from "#core/billing/history";
 import { table } from "#core/db/items";
 import { queryAll } from "#core/db/query";
 import { LedgerEntryEntity, WalletShardEntity } from "#core/db/entities/billing";

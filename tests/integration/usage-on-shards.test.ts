@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it, vi } from "vitest";
-import { Billing, type LedgerEntry } from "#core/billing/index";
+import * as Billing from "#core/billing/index";
+import { type LedgerEntry } from "#core/billing/index";
 import { storedReservation } from "#core/billing/reservations";
 import { commitCharges, shardUsage, usageItems, usageOf } from "#core/billing/usage";
 import { walletChange } from "#core/billing/wallet-store";

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { normalizePathPhoneNumber } from "#core/calls/index";
 import { selectCaller } from "#core/calls/sender";
-import { Twiml, xmlEscape } from "#core/calls/twiml";
+import * as Twiml from "#core/calls/twiml";
+import { xmlEscape } from "#core/calls/twiml";
 import { ValidationError } from "#core/errors";
 import type { PhoneNumber } from "#core/messaging/phone-numbers";
 import { dialOutcome, parseDial } from "#core/providers/simulator/calls";

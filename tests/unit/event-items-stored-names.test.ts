@@ -11,7 +11,8 @@ import {
 } from "#core/events/index";
 import type { Message } from "#core/messaging/model";
 import { newMessage } from "#core/messaging/messages";
-import { messageEventInput, MessagingEvents, type MessagingEventType } from "#core/messaging/timeline";
+import * as MessagingEvents from "#core/messaging/timeline";
+import { messageEventInput, type MessagingEventType } from "#core/messaging/timeline";
 import { withCorrelationId } from "#core/observability/index";
 
 const organizationId = "01M8KQ0PRVZF1Y9T8SDWTQH1AD";

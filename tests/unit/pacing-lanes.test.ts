@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { LANED_ABOVE, LANE_MESSAGES_PER_SECOND, lanesOf, Pacing, sendInterval } from "#core/messaging/pacing";
+import * as Pacing from "#core/messaging/pacing";
+import { LANED_ABOVE, LANE_MESSAGES_PER_SECOND, lanesOf, sendInterval } from "#core/messaging/pacing";
 
 const at = (messagesPerSecond: number | null, phoneNumber = "+12125550100") => ({ phoneNumber, messagesPerSecond });
 

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { Twiml } from "#core/calls/twiml";
+import * as Twiml from "#core/calls/twiml";
 import { ProviderError, type WebhookRequest } from "#core/providers/port";
 import { parseDial } from "#core/providers/simulator/calls";
 import { createTwilioProvider } from "#core/providers/twilio/adapter";

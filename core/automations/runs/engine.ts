@@ -1,7 +1,7 @@
 /**
  * The run engine (docs/automations.md "Execution"). A run is one stored item; each step is one queue message
  * (`automation.step`), except a triggered run's first, run by the invocation that created the run (created holding
- * that step's lease: `Engine.start`'s `firstStep`). Processing a step: read the run (with its automation), take the
+ * that step's lease: `start`'s `firstStep`). Processing a step: read the run (with its automation), take the
  * step's lease with a conditional write (not for a send observed again: core/automations/runs/step.ts), run the action,
  * then record the outcome and route to the next action in one more conditional write, and only then send the next
  * message. Waits and retries are delayed messages (SQS, up to 15 minutes) backed by the due index, which the sweep
@@ -11,7 +11,7 @@ import { AutomationStep } from "#core/automations/runs/queue";
 import { endEvent } from "#core/automations/runs/end-event";
 import { hasInboundSince } from "#core/messaging/message-reads";
 import { Transaction } from "#core/db/transact";
-import { Events } from "#core/events/index";
+import * as Events from "#core/events/index";
 import { PROCESSING_ERROR } from "#core/queue/subscribe";
 import "#core/automations/runs/queue";
 import type { Automation } from "#core/automations/index";
@@ -22,7 +22,7 @@ import { routeFrom, type Definition, type Route } from "#core/automations/runs/r
 import { isFinal, noteLastRun, RunStore, runIdOf, StaleRunError } from "#core/automations/runs/store";
 import type { Lead } from "#core/leads/index";
 import * as LeadReads from "#core/leads/reads";
-import { Conversations } from "#core/messaging/conversations";
+import * as Conversations from "#core/messaging/conversations";
 import { organizationProfile } from "#core/organizations/profile";
 import { maxDelaySeconds, publish } from "#core/queue/messages";
 import { newId, nowIso } from "#core/shared/ids";
@@ -239,139 +239,143 @@ export type FirstStep = (
   options: { random?: () => number; lead?: Lead | undefined },
 ) => Promise<void>;
 
-export const Engine = {
-  /**
-   * Starts one run of `automation` from `trigger` for an event. The run is claimed on (automation, event id), so
-   * a redelivered event answers the existing run. The trigger step and the routing to the first action happen here.
-   * With `firstStep` (the automation-runs consumer, which executes steps anyway), the run is created holding the
-   * first action's lease and that action runs here; otherwise (a manual run over HTTP) it is the first queued step.
-   */
-  async start(
-    automation: Automation,
-    trigger: Trigger,
-    event: TriggerEvent,
-    options: { random?: () => number; firstStep?: FirstStep } = {},
-  ): Promise<{ run: StoredRun; created: boolean }> {
-    const now = Date.now();
-    const at = new Date(now).toISOString();
-    const environment = await environmentOf(automation.organizationId, event.leadId, event.lead);
-    const blank: StoredRun = {
-      id: runIdOf(automation.id, event.id) ?? newId(),
-      automationId: automation.id,
-      automationName: automation.name,
-      automationVersion: automation.version,
-      organizationId: automation.organizationId,
-      status: "Pending",
-      trigger: { nodeId: trigger.id, type: trigger.type, eventId: event.id, eventType: event.type, data: event.data },
-      leadId: environment.lead ? environment.lead.id : event.leadId,
-      path: [trigger.id],
-      currentNodeId: null,
-      waitingUntil: null,
-      steps: [
-        {
-          ...newStep(0, trigger.id, "Trigger", trigger.type),
-          status: "Succeeded",
-          attempts: 1,
-          output: { eventId: event.id, eventType: event.type, ...event.data },
-          startedAt: at,
-          finishedAt: at,
-          durationMs: 0,
-        },
-      ],
-      error: null,
-      retryCount: 0,
-      createdAt: at,
-      finishedAt: null,
-      modifiedAt: at,
-      cursorSeq: -1,
-      cursorAttempt: 0,
-      effectId: null,
-      leaseToken: null,
-      leaseUntil: null,
-      rev: 0,
-    };
-    const definition = automation as unknown as Definition;
-    const route = await routeFrom(definition, trigger.id, evaluationContext(blank, environment, now), options.random);
-    const routed = applyRoute(blank, route, at);
-    // Created already holding the first action's lease, with its effect id fixed: a process that stops after the
-    // create leaves a run whose step another consumer takes over once the lease ends (by the effect id, once).
-    const inline = options.firstStep && routed.status === "Pending" ? options.firstStep : undefined;
-    const run = inline ? leased(routed, now) : routed;
-    const result = await RunStore.create(run);
-    // The stored run (its id is the claimed one when an interrupted attempt claimed the trigger first).
-    const stored = result.run;
-    if (result.created && isFinal(stored)) await save(stored, { ...stored, status: "Pending" }).catch(ignoreStale);
-    // The automation notes the run as it started (Pending), as before a step's lease.
-    else if (result.created) await noteLastRun(stored.organizationId, stored.automationId, routed);
-    if (result.created && inline) await inline(stored, automation, { random: options.random, lead: environment.lead });
-    // Not written since its create (a redelivered trigger): its first step was never recorded, so it is sent again,
-    // once the lease of a start that stopped half-way (or is still running) has ended.
-    else if (!isFinal(stored) && stored.rev === 0)
-      await sendStep(stored, stored.leaseUntil ? Date.parse(stored.leaseUntil) - Date.now() : 0);
-    return result;
-  },
+/**
+ * Starts one run of `automation` from `trigger` for an event. The run is claimed on (automation, event id), so
+ * a redelivered event answers the existing run. The trigger step and the routing to the first action happen here.
+ * With `firstStep` (the automation-runs consumer, which executes steps anyway), the run is created holding the
+ * first action's lease and that action runs here; otherwise (a manual run over HTTP) it is the first queued step.
+ */
+export async function start(
+  automation: Automation,
+  trigger: Trigger,
+  event: TriggerEvent,
+  options: { random?: () => number; firstStep?: FirstStep } = {},
+): Promise<{ run: StoredRun; created: boolean }> {
+  const now = Date.now();
+  const at = new Date(now).toISOString();
+  const environment = await environmentOf(automation.organizationId, event.leadId, event.lead);
+  const blank: StoredRun = {
+    id: runIdOf(automation.id, event.id) ?? newId(),
+    automationId: automation.id,
+    automationName: automation.name,
+    automationVersion: automation.version,
+    organizationId: automation.organizationId,
+    status: "Pending",
+    trigger: { nodeId: trigger.id, type: trigger.type, eventId: event.id, eventType: event.type, data: event.data },
+    leadId: environment.lead ? environment.lead.id : event.leadId,
+    path: [trigger.id],
+    currentNodeId: null,
+    waitingUntil: null,
+    steps: [
+      {
+        ...newStep(0, trigger.id, "Trigger", trigger.type),
+        status: "Succeeded",
+        attempts: 1,
+        output: { eventId: event.id, eventType: event.type, ...event.data },
+        startedAt: at,
+        finishedAt: at,
+        durationMs: 0,
+      },
+    ],
+    error: null,
+    retryCount: 0,
+    createdAt: at,
+    finishedAt: null,
+    modifiedAt: at,
+    cursorSeq: -1,
+    cursorAttempt: 0,
+    effectId: null,
+    leaseToken: null,
+    leaseUntil: null,
+    rev: 0,
+  };
+  const definition = automation as unknown as Definition;
+  const route = await routeFrom(definition, trigger.id, evaluationContext(blank, environment, now), options.random);
+  const routed = applyRoute(blank, route, at);
+  // Created already holding the first action's lease, with its effect id fixed: a process that stops after the
+  // create leaves a run whose step another consumer takes over once the lease ends (by the effect id, once).
+  const inline = options.firstStep && routed.status === "Pending" ? options.firstStep : undefined;
+  const run = inline ? leased(routed, now) : routed;
+  const result = await RunStore.create(run);
+  // The stored run (its id is the claimed one when an interrupted attempt claimed the trigger first).
+  const stored = result.run;
+  if (result.created && isFinal(stored)) await save(stored, { ...stored, status: "Pending" }).catch(ignoreStale);
+  // The automation notes the run as it started (Pending), as before a step's lease.
+  else if (result.created) await noteLastRun(stored.organizationId, stored.automationId, routed);
+  if (result.created && inline) await inline(stored, automation, { random: options.random, lead: environment.lead });
+  // Not written since its create (a redelivered trigger): its first step was never recorded, so it is sent again,
+  // once the lease of a start that stopped half-way (or is still running) has ended.
+  else if (!isFinal(stored) && stored.rev === 0)
+    await sendStep(stored, stored.leaseUntil ? Date.parse(stored.leaseUntil) - Date.now() : 0);
+  return result;
+}
 
-  /** Ends a run Canceled (disable, delete); a run that moved on meanwhile is read again once. */
-  async cancel(organizationId: string, automationId: string, runId: string, reason: string): Promise<void> {
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const run = await RunStore.read(organizationId, automationId, runId);
-      if (!run || isFinal(run)) return;
-      try {
-        await save(cancel(run, reason, nowIso()), run);
-        return;
-      } catch (error) {
-        ignoreStale(error);
-      }
+/** Ends a run Canceled (disable, delete); a run that moved on meanwhile is read again once. */
+export async function cancel(
+  organizationId: string,
+  automationId: string,
+  runId: string,
+  reason: string,
+): Promise<void> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const run = await RunStore.read(organizationId, automationId, runId);
+    if (!run || isFinal(run)) return;
+    try {
+      await save(canceledRun(run, reason, nowIso()), run);
+      return;
+    } catch (error) {
+      ignoreStale(error);
     }
-  },
+  }
+}
 
-  /**
-   * The poison hook of `automation.step` (core/queue/subscribe): the step the
-   * message names kept failing, so the run ends Failed (`ProcessingError`) at
-   * that step, with its AutomationRunFailed event. A run that moved on is left alone.
-   */
-  async abandon(
-    organizationId: string,
-    data: { automationId: string; runId: string; seq: number; attempt: number },
-    error: unknown,
-  ): Promise<void> {
-    const run = await RunStore.read(organizationId, data.automationId, data.runId);
-    if (!run || isFinal(run) || run.cursorSeq !== data.seq || run.cursorAttempt !== data.attempt) return;
-    const at = nowIso();
-    const reason = `${PROCESSING_ERROR}: the step kept failing (${error instanceof Error ? error.message : String(error)}).`;
-    const steps = run.steps.map((step, index) =>
-      index === run.cursorSeq ? { ...step, status: "Failed" as const, finishedAt: at, error: reason } : step,
-    );
-    await save(finish({ ...run, steps }, "Failed", reason, at), run).catch(ignoreStale);
-  },
+/**
+ * The poison hook of `automation.step` (core/queue/subscribe): the step the
+ * message names kept failing, so the run ends Failed (`ProcessingError`) at
+ * that step, with its AutomationRunFailed event. A run that moved on is left alone.
+ */
+export async function abandon(
+  organizationId: string,
+  data: { automationId: string; runId: string; seq: number; attempt: number },
+  error: unknown,
+): Promise<void> {
+  const run = await RunStore.read(organizationId, data.automationId, data.runId);
+  if (!run || isFinal(run) || run.cursorSeq !== data.seq || run.cursorAttempt !== data.attempt) return;
+  const at = nowIso();
+  const reason = `${PROCESSING_ERROR}: the step kept failing (${error instanceof Error ? error.message : String(error)}).`;
+  const steps = run.steps.map((step, index) =>
+    index === run.cursorSeq ? { ...step, status: "Failed" as const, finishedAt: at, error: reason } : step,
+  );
+  await save(finish({ ...run, steps }, "Failed", reason, at), run).catch(ignoreStale);
+}
 
-  /** Retries a Failed run from its failed step: a new step for the same node (new side-effect key), same version. */
-  async retry(run: StoredRun): Promise<StoredRun> {
-    const failed = run.steps.findLast((step) => step.status === "Failed" || step.status === "Blocked");
-    const at = nowIso();
-    const steps = [...run.steps, newStep(run.steps.length, failed!.nodeId, failed!.kind, failed!.type)];
-    const retried: StoredRun = {
-      ...run,
-      steps,
-      status: "Running",
-      error: null,
-      finishedAt: null,
-      currentNodeId: failed!.nodeId,
-      cursorSeq: steps.length - 1,
-      cursorAttempt: 0,
-      effectId: null,
-      leaseToken: null,
-      leaseUntil: null,
-      retryCount: run.retryCount + 1,
-      modifiedAt: at,
-    };
-    const saved = await save(retried, run);
-    await sendStep(saved);
-    return saved;
-  },
-};
+/** Retries a Failed run from its failed step: a new step for the same node (new side-effect key), same version. */
+export async function retry(run: StoredRun): Promise<StoredRun> {
+  const failed = run.steps.findLast((step) => step.status === "Failed" || step.status === "Blocked");
+  const at = nowIso();
+  const steps = [...run.steps, newStep(run.steps.length, failed!.nodeId, failed!.kind, failed!.type)];
+  const retried: StoredRun = {
+    ...run,
+    steps,
+    status: "Running",
+    error: null,
+    finishedAt: null,
+    currentNodeId: failed!.nodeId,
+    cursorSeq: steps.length - 1,
+    cursorAttempt: 0,
+    effectId: null,
+    leaseToken: null,
+    leaseUntil: null,
+    retryCount: run.retryCount + 1,
+    modifiedAt: at,
+  };
+  const saved = await save(retried, run);
+  await sendStep(saved);
+  return saved;
+}
 
-export function cancel(run: StoredRun, reason: string, at: string): StoredRun {
+/** The run ended Canceled at `at` for `reason`: the step it was at (unless already ended) and the run itself. */
+export function canceledRun(run: StoredRun, reason: string, at: string): StoredRun {
   const steps = run.steps.map((step, index) =>
     index === run.cursorSeq && !["Succeeded", "Failed", "Blocked", "Skipped"].includes(step.status)
       ? { ...step, status: "Canceled" as const, finishedAt: at, error: reason }

@@ -1,5 +1,5 @@
 import "#core/automations/runs/queue";
-import { Engine } from "#core/automations/runs/engine";
+import * as Engine from "#core/automations/runs/engine";
 import { runStep } from "#core/automations/runs/step";
 import { RunStore, storedAutomation } from "#core/automations/runs/store";
 import { triggerHandlers } from "#core/automations/runs/triggers";

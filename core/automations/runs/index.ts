@@ -3,8 +3,6 @@ import { systemActor } from "#core/auth/actor";
 import * as Automations from "#core/automations/automations";
 import type { Automation } from "#core/automations/index";
 import type { StoredRun } from "#core/automations/runs/model";
-import { ManualRuns } from "#core/automations/runs/manual";
-import { AutomationRunRecords } from "#core/automations/runs/records";
 import { sweepAutomations } from "#core/automations/runs/schedule";
 import { RunStore } from "#core/automations/runs/store";
 import { automationRunHandlers } from "#core/automations/runs/handlers";
@@ -35,46 +33,45 @@ export interface AutomationHealth {
   failingAutomations: AutomationFailure[];
 }
 
-/** Runs of automations: their records, manual starts, retries, health, and the queue's trigger and step handlers. */
-export const AutomationRuns = {
-  ...AutomationRunRecords,
-  ...ManualRuns,
+/** Runs of automations: health, the queue's trigger and step handlers, the sweep (records: runs/records.ts; manual starts and retries: runs/manual.ts). */
 
-  /** Analytics `automationHealth` for the organization over [startAt, endAt). */
-  async health(organizationId: string, range: { startAt: string; endAt: string }): Promise<AutomationHealth> {
-    const [runs, automations] = await Promise.all([
-      RunStore.inRange(organizationId, range.startAt, range.endAt),
-      allAutomations(organizationId),
-    ]);
-    const names = new Map(automations.map((automation) => [automation.id, automation.name]));
-    const failure = (run: StoredRun): AutomationFailure => ({
-      automationId: run.automationId,
-      name: names.get(run.automationId) ?? run.automationName,
-      failedAt: run.finishedAt ?? run.modifiedAt,
-      error: run.error ?? "Unknown error",
-    });
-    const newestFirst = [...runs].sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
-    const failed = newestFirst.filter((run) => run.status === "Failed");
-    const latestByAutomation = new Map<string, StoredRun>();
-    for (const run of newestFirst)
-      if (!latestByAutomation.has(run.automationId) && run.status !== "Pending")
-        latestByAutomation.set(run.automationId, run);
-    return {
-      automationCount: automations.length,
-      enabledCount: automations.filter((automation) => automation.enabled).length,
-      executions: runs.length,
-      successCount: runs.filter((run) => run.status === "Succeeded").length,
-      failureCount: failed.length,
-      lastFailure: failed[0] ? failure(failed[0]) : null,
-      failingAutomations: [...latestByAutomation.values()].filter((run) => run.status === "Failed").map(failure),
-    };
-  },
+/** Analytics `automationHealth` for the organization over [startAt, endAt). */
+export async function health(
+  organizationId: string,
+  range: { startAt: string; endAt: string },
+): Promise<AutomationHealth> {
+  const [runs, automations] = await Promise.all([
+    RunStore.inRange(organizationId, range.startAt, range.endAt),
+    allAutomations(organizationId),
+  ]);
+  const names = new Map(automations.map((automation) => [automation.id, automation.name]));
+  const failure = (run: StoredRun): AutomationFailure => ({
+    automationId: run.automationId,
+    name: names.get(run.automationId) ?? run.automationName,
+    failedAt: run.finishedAt ?? run.modifiedAt,
+    error: run.error ?? "Unknown error",
+  });
+  const newestFirst = [...runs].sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
+  const failed = newestFirst.filter((run) => run.status === "Failed");
+  const latestByAutomation = new Map<string, StoredRun>();
+  for (const run of newestFirst)
+    if (!latestByAutomation.has(run.automationId) && run.status !== "Pending")
+      latestByAutomation.set(run.automationId, run);
+  return {
+    automationCount: automations.length,
+    enabledCount: automations.filter((automation) => automation.enabled).length,
+    executions: runs.length,
+    successCount: runs.filter((run) => run.status === "Succeeded").length,
+    failureCount: failed.length,
+    lastFailure: failed[0] ? failure(failed[0]) : null,
+    failingAutomations: [...latestByAutomation.values()].filter((run) => run.status === "Failed").map(failure),
+  };
+}
 
-  /** Handlers of the automationRuns queue (`automationRunHandlers`). */
-  handlers: automationRunHandlers,
+/** Handlers of the automationRuns queue (`automationRunHandlers`). */
+export { automationRunHandlers as handlers };
 
-  sweep: sweepAutomations,
-};
+export { sweepAutomations as sweep };
 
 async function allAutomations(organizationId: string): Promise<Automation[]> {
   const items: Automation[] = [];

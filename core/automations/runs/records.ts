@@ -41,17 +41,16 @@ const runsResource: ListResource<AutomationRun> = {
 export const ListRunsSchema = listQuerySchema(runsResource);
 
 /** Reading an automation's runs. */
-export const AutomationRunRecords = {
-  async list(actor: Actor, automationId: string, query: PagingQuery): Promise<Page<AutomationRun>> {
-    await visibleAutomation(actor, automationId);
-    return listPage(runsResource, actor.organizationId, query, { automationId });
-  },
 
-  async fromId(actor: Actor, automationId: string, runId: string): Promise<AutomationRun> {
-    await visibleAutomation(actor, automationId);
-    return publicRun(await storedRun(actor, automationId, runId));
-  },
-};
+export async function list(actor: Actor, automationId: string, query: PagingQuery): Promise<Page<AutomationRun>> {
+  await visibleAutomation(actor, automationId);
+  return listPage(runsResource, actor.organizationId, query, { automationId });
+}
+
+export async function fromId(actor: Actor, automationId: string, runId: string): Promise<AutomationRun> {
+  await visibleAutomation(actor, automationId);
+  return publicRun(await storedRun(actor, automationId, runId));
+}
 
 /** The automation, when the actor may see it (another agent's Private automation is not found, nor are its runs). */
 async function visibleAutomation(actor: Actor, automationId: string) {

@@ -1,7 +1,7 @@
 import { executeAction, type ActionOutcome } from "#core/automations/runs/actions";
 import {
   applyRoute,
-  cancel,
+  canceledRun,
   environmentOf,
   evaluationContext,
   finish,
@@ -58,7 +58,7 @@ export async function runStep(
   if (current.leaseUntil && Date.parse(current.leaseUntil) > now) return;
   if (!automation || (!automation.enabled && current.trigger.eventType !== "Manual")) {
     await save(
-      cancel(current, automation ? "The automation was disabled." : "The automation was deleted.", at),
+      canceledRun(current, automation ? "The automation was disabled." : "The automation was deleted.", at),
       current,
     ).catch(ignoreStale);
     return;

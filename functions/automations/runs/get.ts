@@ -1,4 +1,4 @@
-import { AutomationRunRecords } from "#core/automations/runs/records";
+import * as AutomationRunRecords from "#core/automations/runs/records";
 import { endpoint } from "#core/http/endpoint";
 import { getAutomationRun } from "#core/http/operations/automation-runs";
 

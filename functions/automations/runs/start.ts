@@ -1,4 +1,4 @@
-import { ManualRuns } from "#core/automations/runs/manual";
+import * as ManualRuns from "#core/automations/runs/manual";
 import { endpoint } from "#core/http/endpoint";
 import { startAutomationRun } from "#core/http/operations/automation-runs";
 

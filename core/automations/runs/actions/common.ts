@@ -10,7 +10,7 @@ import type { ActionContext, ActionOutcome } from "#core/automations/runs/action
 import type { StoredRun } from "#core/automations/runs/model";
 import { basisForContact, type ConsentBasis } from "#core/consent/basis";
 import { leadConsentState } from "#core/leads/consent";
-import { UserLookups } from "#core/users/lookups";
+import * as UserLookups from "#core/users/lookups";
 
 /** Renders a template over the lead, the organization and (read only when the template names it) the lead's assignee. */
 export async function render(context: ActionContext, template: string, options: RenderOptions) {

@@ -6,7 +6,7 @@ import type { Perform } from "#core/automations/runs/actions";
 import { automationActor } from "#core/automations/runs/actions/common";
 import { assignLeadFields } from "#core/leads/assign";
 import { assignByAutomation } from "#core/leads/assignment";
-import { Suppressions } from "#core/suppressions/index";
+import * as Suppressions from "#core/suppressions/index";
 
 /** Writes fixed values into the lead (core/leads owns how: plain fields one by one, nested objects merged). */
 export const updateLead: Perform<"UpdateLead"> = async (context, { fields }) => {
