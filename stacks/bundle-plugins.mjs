@@ -68,7 +68,7 @@ const projectRoot = fileURLToPath(new URL("..", import.meta.url));
 
 /** Our TypeScript sources (not node_modules). Matched in the callback, for the reason given at the top. */
 const ownSource = new RegExp(
-  `^${projectRoot.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?:core|functions|stacks)/.*\\.ts$`,
+  `^${projectRoot.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?:core|functions|stacks)[\\\\/].*\\.ts$`,
 );
 
 /** The file of one of our modules an import names (`#core/x`, `./x.ts`), or undefined for a package. */
@@ -119,7 +119,10 @@ export function withoutContractOnlyParts(path, text) {
     object.properties.find(
       (property) => ts.isPropertyAssignment(property) && ts.isIdentifier(property.name) && property.name.text === name,
     );
+  // What is replaced is not looked into: a range inside it would no longer be where it was.
+  const replacedNodes = new Set();
   const visit = (node) => {
+    if (replacedNodes.has(node)) return;
     // An operation's spec: the object literal that names its operationId.
     if (ts.isObjectLiteralExpression(node) && propertyOf(node, "operationId")) {
       const success = propertyOf(node, "success");
@@ -128,7 +131,10 @@ export function withoutContractOnlyParts(path, text) {
           ? propertyOf(success.initializer, "schema")
           : undefined;
       for (const property of [schema, propertyOf(node, "example")])
-        if (property) replaced.push({ start: property.initializer.getStart(file), end: property.initializer.end });
+        if (property) {
+          replaced.push({ start: property.initializer.getStart(file), end: property.initializer.end });
+          replacedNodes.add(property.initializer);
+        }
     }
     ts.forEachChild(node, visit);
   };
@@ -142,7 +148,7 @@ export function withoutContractOnlyParts(path, text) {
 /** `text` with `/* @__PURE__ *\/` before each call of an imported function declared free of side effects. */
 export function annotatePureCalls(path, text, valibot) {
   if (!text.includes("valibot") && !text.includes("#") && !text.includes("./")) return text;
-  const file = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const file = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   /** Local name of a namespace import → the pure names it holds; local name of a named import that is pure. */
   const namespaces = new Map();
   const named = new Set();
@@ -158,10 +164,16 @@ export function annotatePureCalls(path, text, valibot) {
       for (const element of bindings.elements)
         if (pure.has((element.propertyName ?? element.name).text)) named.add(element.name.text);
   }
+  // A name the file declares again (a parameter or local `v`, `text`…) may not be the import where it is called:
+  // such a name is left alone throughout the file.
+  for (const name of redeclaredNames(file)) {
+    namespaces.delete(name);
+    named.delete(name);
+  }
   if (namespaces.size === 0 && named.size === 0) return text;
   const starts = [];
   const visit = (node) => {
-    if (ts.isCallExpression(node)) {
+    if (ts.isCallExpression(node) && !continuesChain(node)) {
       const callee = node.expression;
       const isPure = ts.isPropertyAccessExpression(callee)
         ? ts.isIdentifier(callee.expression) && namespaces.get(callee.expression.text)?.has(callee.name.text)
@@ -175,6 +187,38 @@ export function annotatePureCalls(path, text, valibot) {
   for (const start of starts.sort((a, b) => b - a))
     annotated = `${annotated.slice(0, start)}/* @__PURE__ */ ${annotated.slice(start)}`;
   return annotated;
+}
+
+/**
+ * Whether a call is the start of a longer expression (`f().g()`, `f()[k]`, `f()()`, `f()!`, ``f()`…` ``): esbuild
+ * reads a `/* @__PURE__ *\/` before it as marking the whole chain, which may have an effect of its own.
+ */
+function continuesChain(call) {
+  const parent = call.parent;
+  return (
+    ((ts.isPropertyAccessExpression(parent) ||
+      ts.isElementAccessExpression(parent) ||
+      ts.isCallExpression(parent) ||
+      ts.isNonNullExpression(parent)) &&
+      parent.expression === call) ||
+    (ts.isTaggedTemplateExpression(parent) && parent.tag === call)
+  );
+}
+
+/** Names the file declares other than by an import: variables, parameters, functions, classes, destructured names. */
+function redeclaredNames(file) {
+  const names = new Set();
+  const bind = (name) => {
+    if (ts.isIdentifier(name)) names.add(name.text);
+    else for (const element of name.elements) if (!ts.isOmittedExpression(element)) bind(element.name);
+  };
+  const visit = (node) => {
+    if (ts.isVariableDeclaration(node) || ts.isParameter(node) || ts.isBindingElement(node)) bind(node.name);
+    else if ((ts.isFunctionDeclaration(node) || ts.isClassDeclaration(node)) && node.name) names.add(node.name.text);
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return names;
 }
 
 export default [credentialsFromEnvironment, pureCalls];

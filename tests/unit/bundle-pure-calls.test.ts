@@ -18,7 +18,7 @@ const dir = mkdtempSync(join(tmpdir(), "bundle-pure-calls-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const pure = "/* @__PURE__ */";
-const valibot = new Set(["object", "string", "pipe", "minLength"]);
+const valibot = new Set(["object", "string", "pipe", "minLength", "safeParse"]);
 
 describe("calls marked pure", () => {
   it("marks valibot calls through the namespace and named imports, not one in a comment, a string or left unnamed", () => {
@@ -43,6 +43,21 @@ describe("calls marked pure", () => {
     ]);
   });
 
+  it("leaves a call that starts a longer expression, and a name the file declares again", () => {
+    const chained = [
+      'import * as v from "valibot";',
+      "export const ok = v.safeParse(v.string(), 1).success;",
+      "export const listed = v.pipe(v.string())!;",
+    ].join("\n");
+    expect(annotatePureCalls(resolve("core/example.ts"), chained, valibot).split("\n")).toEqual([
+      'import * as v from "valibot";',
+      `export const ok = v.safeParse(${pure} v.string(), 1).success;`,
+      `export const listed = v.pipe(${pure} v.string())!;`,
+    ]);
+    const shadowed = ['import * as v from "valibot";', "export const of = (v: { string(): string }) => v.string();"];
+    expect(annotatePureCalls(resolve("core/example.ts"), shadowed.join("\n"), valibot)).toBe(shadowed.join("\n"));
+  });
+
   it("marks a call of our own function declared free of side effects in the module it is imported from", () => {
     const path = resolve("core/shared/phone-input.ts");
     const annotated = annotatePureCalls(path, readFileSync(path, "utf8"), valibot);
@@ -59,7 +74,7 @@ describe("an operation's contract-only parts", () => {
       '  operationId: "getThing",',
       "  body: ThingRequestSchema,",
       '  success: { status: 200, description: "The thing", schema: pageSchema(ThingSchema) },',
-      "  example: Object.assign({}, thingExample, { version: 1 }),",
+      '  example: Object.assign({}, thingExample, { operationId: "nested", example: 1 }),',
       "});",
       "const Params = v.object({ example: v.string(), schema: v.string() });",
     ].join("\n");
