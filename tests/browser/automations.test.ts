@@ -219,6 +219,36 @@ describe("automations from the dashboard", () => {
     expect(errors).toEqual([]);
   });
 
+  it("keeps a list typed the moment its input appears, before the browser paints again", async () => {
+    const { page, errors } = await signedInPage(browser, org.ownerToken);
+    await open(page, "/automations/new", "New automation");
+    await page.getByLabel("Name", { exact: true }).fill("Typed at once");
+    await field(page, "/actions/0", "Message").fill("Hello");
+    await page.getByRole("button", { name: "Add action", exact: true }).click();
+    // Inside the page, with no round trip to the test between choosing the type and typing: the typing lands before
+    // the next frame, where an effect run after painting used to put the empty text back over it (lost in CI once).
+    await node(page, "/actions/1").evaluate(async (action) => {
+      const type = action.querySelector("select")!;
+      type.value = "UpdateLead";
+      type.dispatchEvent(new Event("change", { bubbles: true }));
+      await Promise.resolve();
+      const fields = action.querySelector("textarea")!;
+      fields.focus();
+      fields.value = "metadata.product = auto";
+      fields.dispatchEvent(new Event("input", { bubbles: true }));
+      // Past the next frame: Preact runs effects after it, or after 100 ms where no frame comes.
+      await new Promise((painted) => setTimeout(painted, 150));
+      // Leaving the input, as the browser reports it after a person's edit (a script's edit gets no change event).
+      fields.dispatchEvent(new Event("change", { bubbles: true }));
+    });
+    expect(await field(page, "/actions/1", "Fields to set").inputValue()).toBe("metadata.product = auto");
+    const created = await save(page, "Create automation");
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const stored = (await org.request("GET", `/automations/${created.body.id}`)).body;
+    expect(stored.actions[1].settings).toEqual({ fields: { "metadata.product": "auto" } });
+    expect(errors).toEqual([]);
+  });
+
   it("the API's validation errors appear beside the input they are about, at both sizes", async () => {
     const { page, errors } = await signedInPage(browser, org.ownerToken);
     for (const size of sizes) {

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useStateResetBy } from "./useStateResetBy";
 
 /**
  * A checkbox saved to the API as it changes. It shows the value asked for at once and keeps it until the saved value
@@ -15,8 +15,7 @@ export function SavedToggle({
   save: (next: boolean) => Promise<boolean>;
   children: ComponentChildren;
 }) {
-  const [asked, setAsked] = useState<boolean | null>(null);
-  useEffect(() => setAsked(null), [checked]);
+  const [asked, setAsked] = useStateResetBy<boolean | null>(null, checked);
   const shown = asked ?? checked;
   return (
     <label>

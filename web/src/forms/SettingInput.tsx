@@ -1,4 +1,4 @@
-import { useEffect, useState } from "preact/hooks";
+import { useStateResetBy } from "../useStateResetBy";
 import { Field } from "./Field";
 
 /** How a setting is asked for: the input, and how its text becomes the value the API takes. */
@@ -256,8 +256,7 @@ export function SettingInput(props: {
  * over what was typed. A change of the stored value from elsewhere (its parse, another control) replaces the text.
  */
 function ListText(props: { described: Record<string, unknown>; shown: string; onCommit: (text: string) => void }) {
-  const [text, setText] = useState(props.shown);
-  useEffect(() => setText(props.shown), [props.shown]);
+  const [text, setText] = useStateResetBy(props.shown, props.shown);
   return (
     <textarea
       {...props.described}
