@@ -641,6 +641,7 @@ export const webhookEndpointRoutes = {
     method: "GET",
     path: "/webhook-event-types",
     handler: "functions/webhook-endpoints/event-types.handler",
+    copyFiles: [{ from: "docs/webhook-event-types.json", to: "webhook-event-types.json" }],
   },
 } as const satisfies Record<string, RouteEntry>;
 

@@ -1,8 +1,7 @@
 import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { onceRead, packagedFile } from "#core/shared/packaged-file";
 
 /**
  * The API reference page (`GET /docs`): Redoc's standalone bundle, served by
@@ -18,41 +17,25 @@ const redocPackageFile = "redoc/bundles/redoc.standalone.js";
 export const contractFile = "openapi.json";
 const contractSource = new URL("../../docs/openapi.json", import.meta.url);
 
-let bundle: Promise<{ script: string; version: string }> | undefined;
-let contract: Promise<Record<string, unknown>> | undefined;
-
 // URLs are relative to /docs, so the page also works under a custom domain's base path.
 
-/** A file copied into the Lambda package (`copyFiles`), else (local stack, tests) where the repository keeps it. */
-function packagedFile(deployedName: string, localPath: () => string): Promise<string> {
-  const taskRoot = process.env.LAMBDA_TASK_ROOT;
-  return readFile(taskRoot ? join(taskRoot, deployedName) : localPath(), "utf8");
-}
-
 /** Reads the bundle once per instance: from the Lambda package, else (local stack, tests) from node_modules. */
-export function redocBundle(): Promise<{ script: string; version: string }> {
-  bundle ??= (async () => {
-    const script = await packagedFile(redocBundleFile, () => createRequire(import.meta.url).resolve(redocPackageFile));
-    // Content-addressed: the page's script URL changes with the bundle, so the script can be cached for a year.
-    const version = createHash("sha256").update(script).digest("hex").slice(0, 16);
-    return { script, version };
-  })();
-  bundle.catch(() => (bundle = undefined));
-  return bundle;
-}
+export const redocBundle = onceRead(async (): Promise<{ script: string; version: string }> => {
+  const script = await packagedFile(redocBundleFile, () => createRequire(import.meta.url).resolve(redocPackageFile));
+  // Content-addressed: the page's script URL changes with the bundle, so the script can be cached for a year.
+  const version = createHash("sha256").update(script).digest("hex").slice(0, 16);
+  return { script, version };
+});
 
 /**
  * The contract as `npm run openapi` wrote it (a test fails when docs/openapi.json is stale), read once per instance
  * on first use. A file beside the handler rather than a JSON import: bundled, its ~850 KB of JavaScript were compiled
  * at every cold start of the function.
  */
-export function contractDocument(): Promise<Record<string, unknown>> {
-  contract ??= packagedFile(contractFile, () => fileURLToPath(contractSource)).then(
-    (text) => JSON.parse(text) as Record<string, unknown>,
-  );
-  contract.catch(() => (contract = undefined));
-  return contract;
-}
+export const contractDocument = onceRead(
+  async () =>
+    JSON.parse(await packagedFile(contractFile, () => fileURLToPath(contractSource))) as Record<string, unknown>,
+);
 
 /** The page holds no personal data: browsers and shared caches may keep it briefly. */
 export const pageCacheControl = "public, max-age=300";

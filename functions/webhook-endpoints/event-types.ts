@@ -1,5 +1,5 @@
 import { endpoint } from "#core/http/endpoint";
 import { listWebhookEventTypes } from "#core/http/operations/webhook-endpoints";
-import { webhookCatalogueEntries } from "#core/webhooks/payload-schemas";
+import { webhookEventTypes } from "#core/webhooks/event-types-file";
 
-export const handler = endpoint(listWebhookEventTypes, async () => webhookCatalogueEntries());
+export const handler = endpoint(listWebhookEventTypes, () => webhookEventTypes());

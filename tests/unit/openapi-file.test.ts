@@ -2,12 +2,17 @@ import { execFile } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { openApiPath, renderOpenApi } from "#local/write-openapi";
+import { webhookEventTypesPath } from "#core/webhooks/event-types-file";
+import { openApiPath, renderOpenApi, renderWebhookEventTypes } from "#local/write-openapi";
 
 describe("docs/openapi.json", () => {
   it("is the contract the code generates (run `npm run openapi` after changing an operation)", async () => {
     process.env.TOKEN_SIGNING_KEY ??= "unused";
     expect(await readFile(openApiPath, "utf8")).toBe(renderOpenApi());
+  });
+
+  it("is written with the webhook event catalogue GET /webhook-event-types serves, which the code generates too", async () => {
+    expect(await readFile(webhookEventTypesPath, "utf8")).toBe(renderWebhookEventTypes());
   });
 
   it("passes Redocly's recommended lint with no error and no warning", async () => {
