@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { bundle, deployedFunctions, type Bundle, type BundleInputs } from "#bench/coldstart";
+import { bundle, deployedHandlers, type Bundle, type BundleInputs } from "#bench/coldstart";
 import { printTable } from "#bench/measure";
 
 /**
@@ -13,8 +13,8 @@ import { printTable } from "#bench/measure";
  * that contains it, the import chain from the entry to the first input whose
  * path contains it (why a bundle carries it). `BUNDLES_HANDLERS=leads/,calls/get`
  * bundles only the handlers whose path contains one of the parts (the figures
- * then describe those only). A function the stack bundles with splitting
- * (`splitting` in stacks/definitions.ts) is built as SST does it: its KB is
+ * then describe those only). Every function is built with splitting, as the
+ * stack builds them (SST's `nodejs.splitting`, stacks/functions.ts): its KB is
  * what a cold start loads (the entry and the chunks it imports statically,
  * followed through the output's static imports), and the chunks only a dynamic
  * `import()` reaches are their own column. Writes `.cache/bundles.json`.
@@ -77,9 +77,9 @@ export async function bundlesBench(): Promise<void> {
       heaviest: [string, number][];
       modules: Record<string, number>;
     }[] = [];
-    const functions = deployedFunctions().filter(({ handler }) => !only || only.some((part) => handler.includes(part)));
-    for (const { handler, splitting } of functions) {
-      const built = await bundle(resolve(`${handler}.ts`), join(dir, `${handler}.mjs`), { splitting });
+    const handlers = deployedHandlers().filter((handler) => !only || only.some((part) => handler.includes(part)));
+    for (const handler of handlers) {
+      const built = await bundle(resolve(`${handler}.ts`), join(dir, `${handler}.mjs`), { splitting: true });
       const modules = Object.fromEntries(
         Object.entries(built.coldInputs)
           .filter(([input]) => !input.includes("node_modules/"))
@@ -111,7 +111,7 @@ export async function bundlesBench(): Promise<void> {
       rows.map((row) => ({
         handler: row.handler,
         KB: row.kb.toFixed(0),
-        "split: lazy chunks KB": row.split ? `${row.lazyKb.toFixed(0)} in ${row.lazyChunks}` : "",
+        "lazy chunks KB": `${row.lazyKb.toFixed(0)} in ${row.lazyChunks}`,
         "heaviest besides the SDK (KB)": describe(row.heaviest),
       })),
     );

@@ -27,12 +27,14 @@ import deployedPlugins from "../stacks/bundle-plugins.mjs";
  * b, …), so the drift of a shared machine during a run (a neighbour busy for a
  * minute) falls on both sides of its ratio alike, not only on the handlers
  * measured while it lasted (the same-build floor, a secondary figure, is
- * measured once per set of clients). A function the stack bundles
- * with splitting (`splitting` in stacks/definitions.ts, SST's `nodejs.splitting`)
- * is built as SST builds it (an output directory, chunks named `.mjs`): its size
- * is what a cold start loads (the entry and the chunks it imports statically)
- * and the import measured is the entry's; the chunks only a dynamic `import()`
- * reaches are counted apart.
+ * measured once per set of clients). The stack bundles every function with
+ * splitting (SST's `nodejs.splitting`, stacks/functions.ts), so each handler is
+ * built as SST builds it then (an output directory, chunks named `.mjs`): its
+ * size is what a cold start loads (the entry and the chunks it imports
+ * statically) and the import measured is the entry's; the chunks only a
+ * dynamic `import()` reaches are counted apart. The floor stays a single file,
+ * as SST bundles by default; the SDK clients in it are those of the handler's
+ * cold-start part (a client it loads on first use is not in its floor).
  */
 
 const samples = Number(process.env.COLDSTART_SAMPLES ?? 5);
@@ -193,22 +195,18 @@ function importMsInTurn(files: string[], count = samples): { ms: number; cpuMs: 
   return files.map((_, index) => ({ ms: median(wall[index]!), cpuMs: median(cpu[index]!) }));
 }
 
-/** Every function the stack deploys: its module path without `.handler` (`functions/leads/get`), and whether it is split. */
-export function deployedFunctions(): { handler: string; splitting: boolean }[] {
-  const functions = new Map<string, boolean>();
-  for (const definition of [...routes, fallbackRoute, ...consumers, ...schedules, ...streamConsumers]) {
-    const handler = definition.handler.replace(/\.handler$/, "");
-    functions.set(
-      handler,
-      (functions.get(handler) ?? false) || ("splitting" in definition && definition.splitting === true),
-    );
-  }
-  return [...functions].map(([handler, splitting]) => ({ handler, splitting }));
-}
-
-/** Every function the stack deploys, as its module path without `.handler` (`functions/leads/get`). */
+/**
+ * Every function the stack deploys, as its module path without `.handler` (`functions/leads/get`). The stack builds
+ * each with splitting (stacks/functions.ts `withDefaults`), so the benches do too.
+ */
 export function deployedHandlers(): string[] {
-  return deployedFunctions().map(({ handler }) => handler);
+  return [
+    ...new Set(
+      [...routes, fallbackRoute, ...consumers, ...schedules, ...streamConsumers].map((definition) =>
+        definition.handler.replace(/\.handler$/, ""),
+      ),
+    ),
+  ];
 }
 
 export async function coldstartBench(): Promise<void> {
@@ -219,9 +217,9 @@ export async function coldstartBench(): Promise<void> {
     const rows: Row[] = [];
     // `COLDSTART_HANDLERS=a2a/,leads/get` measures only the handlers whose path contains one of the parts.
     const only = process.env.COLDSTART_HANDLERS?.split(",").filter(Boolean);
-    const functions = deployedFunctions().filter(({ handler }) => !only || only.some((part) => handler.includes(part)));
-    for (const { handler, splitting } of functions) {
-      const built = await bundle(resolve(`${handler}.ts`), join(dir, `${handler}.mjs`), { splitting });
+    const handlers = deployedHandlers().filter((handler) => !only || only.some((part) => handler.includes(part)));
+    for (const handler of handlers) {
+      const built = await bundle(resolve(`${handler}.ts`), join(dir, `${handler}.mjs`), { splitting: true });
       const inputs = Object.keys(built.coldInputs);
       const clients = Object.keys(sdkClients).filter((client) =>
         inputs.some((input) => input.includes(`node_modules/${client}/`)),
@@ -232,9 +230,10 @@ export async function coldstartBench(): Promise<void> {
         // The issue's floor: the SDK clients alone, as SST bundles them by default (the whole credential chain)…
         const floorFile = join(dir, `floor-${floors.size}.mjs`);
         const floorBundle = await bundle("", floorFile, { fromStdin: floorSource, plugins: [] });
-        // …and the same clients built as the stack builds every function (its plugins): like for like.
-        const builtFloorFile = join(dir, `floor-built-${floors.size}.mjs`);
-        const builtFloorBundle = await bundle("", builtFloorFile, { fromStdin: floorSource });
+        // …and the same clients built as the stack builds every function (its plugins, splitting): like for like.
+        // Split, the stdin entry is written as `stdin.mjs` in its own directory.
+        const builtFloorFile = join(dir, `floor-built-${floors.size}`, "stdin.mjs");
+        const builtFloorBundle = await bundle("", builtFloorFile, { fromStdin: floorSource, splitting: true });
         floors.set(key, {
           kb: floorBundle.coldBytes / 1024,
           file: floorFile,
@@ -267,11 +266,11 @@ export async function coldstartBench(): Promise<void> {
     }
     rows.sort((a, b) => b.ratio - a.ratio);
     printTable(
-      `cold start: ${rows.length} handlers bundled as SST v3 does (esbuild ESM, platform node, ES2023, minified, keepNames, mainFields module,main, SDK bundled; split ones with splitting: bundle KB is the entry and its static chunks); median of ${samples} fresh imports each`,
+      `cold start: ${rows.length} handlers bundled as SST v3 does (esbuild ESM, platform node, ES2023, minified, keepNames, mainFields module,main, SDK bundled, with splitting as the stack builds them: bundle KB is the entry and its static chunks); median of ${samples} fresh imports each`,
       rows.map((row) => ({
         handler: row.handler,
         "bundle KB": row.kb.toFixed(0),
-        "split: lazy KB": row.split ? row.lazyKb.toFixed(0) : "",
+        "lazy chunks KB": row.lazyKb.toFixed(0),
         "import ms": row.ms.toFixed(1),
         "SDK-only floor KB": row.floorKb.toFixed(0),
         "floor ms": row.floorMs.toFixed(1),

@@ -180,11 +180,6 @@ export interface HandlerDefinition {
   sendsMail?: boolean;
   /** Files packaged next to the handler (paths from the project root to the function root), read at run time. */
   copyFiles?: readonly { from: string; to: string }[];
-  /**
-   * Bundled with code splitting (SST's `nodejs.splitting`): what the handler loads by dynamic `import()` becomes
-   * chunks packaged beside it and loaded on first use, not at cold start. Without it SST inlines every `import()`.
-   */
-  splitting?: boolean;
 }
 
 /** What the route table states of one operation; its key is the operation's `operationId`. */
@@ -233,16 +228,10 @@ export const platformRoutes = {
 /** The routes of core/http/operations/a2a.ts. */
 export const a2aRoutes = {
   /**
-   * The send-message skill queues the SMS like POST /messages. Split: each skill's aggregate is a chunk its first
-   * call loads (core/agent/skills/index.ts), so a cold start loads the SDK, the dispatch, auth and the card only.
+   * The send-message skill queues the SMS like POST /messages. Each skill's aggregate is a chunk its first call loads
+   * (core/agent/skills/index.ts), so a cold start loads the SDK, the dispatch, auth and the card only.
    */
-  agentRpc: {
-    method: "POST",
-    path: "/a2a",
-    handler: "functions/a2a/rpc.handler",
-    sendsTo: ["outboundMessages"],
-    splitting: true,
-  },
+  agentRpc: { method: "POST", path: "/a2a", handler: "functions/a2a/rpc.handler", sendsTo: ["outboundMessages"] },
 } as const satisfies Record<string, RouteEntry>;
 
 /** The routes of core/http/operations/analytics.ts. */
@@ -744,14 +733,13 @@ export const consumers: ConsumerDefinition[] = [
   },
   { queue: "leadIntake", handler: "functions/consumers/lead-intake.handler", sendsTo: ["automationRuns"] },
   /**
-   * Trigger fan-out and run steps; sends SMS through the outbound queue and places calls. Split: each action kind's
+   * Trigger fan-out and run steps; sends SMS through the outbound queue and places calls. Each action kind's
    * implementation is a chunk its first step loads (core/automations/runs/actions.ts), so a cold start loads the engine.
    */
   {
     queue: "automationRuns",
     handler: "functions/consumers/automation-runs.handler",
     sendsTo: ["automationRuns", "outboundMessages", "outboundCalls"],
-    splitting: true,
   },
   { queue: "outboundCalls", handler: "functions/consumers/outbound-calls.handler", sendsTo: ["automationRuns"] },
   /** Sends one signed webhook delivery per message; failures are re-published with a backoff delay. */

@@ -18,11 +18,11 @@ import { newOrganization } from "#tests/helpers/stack";
 import { startReceiver, type Receiver } from "#tests/helpers/webhooks";
 
 /**
- * The automation-runs consumer is deployed with splitting (stacks/definitions.ts): each action kind's implementation
- * is a chunk its first step loads (core/automations/runs/actions.ts). This builds the consumer as SST's build does
- * for `nodejs.splitting` (the bench's `bundle`) and hands the built entry, in a fresh Node process, one SQS batch of
- * `lead.created` triggers whose runs begin with each action kind: each first step runs inline in the trigger fan-out,
- * so a chunk missing, misnamed or failing to load in plain Node fails here, not in Lambda.
+ * Every function is deployed with splitting (stacks/functions.ts): in the automation-runs consumer, each action kind's
+ * implementation is a chunk its first step loads (core/automations/runs/actions.ts). This builds the consumer as SST's
+ * build does for `nodejs.splitting` (the bench's `bundle`) and hands the built entry, in a fresh Node process, one SQS
+ * batch of `lead.created` triggers whose runs begin with each action kind: each first step runs inline in the trigger
+ * fan-out, so a chunk missing, misnamed or failing to load in plain Node fails here, not in Lambda.
  */
 
 /** Imports the built entry as Lambda's Node runtime would, hands it the SQS event in the file named, prints its answer. */
@@ -65,7 +65,6 @@ const actionOnly = [
 describe("the automation-runs consumer as deployed with splitting", () => {
   it("runs a first step of every action kind from the built entry, each kind's implementation from a chunk of its own", async () => {
     const consumer = consumers.find(({ queue }) => queue === "automationRuns")!;
-    expect(consumer.splitting).toBe(true);
     const handler = consumer.handler.replace(/\.handler$/, "");
     const entry = resolve(dir, `${handler}.mjs`);
     const built = await bundle(resolve(`${handler}.ts`), entry, { splitting: true });

@@ -5,7 +5,7 @@ export type { Skill, SkillResult } from "#core/agent/skills/skill";
 
 /**
  * Every skill on the agent card, by id, as a loader: a skill's module brings its aggregate (analytics, leads,
- * events, messaging, automations), and `/a2a` is bundled with splitting (`splitting` in stacks/definitions.ts), so
+ * events, messaging, automations), and every function is bundled with splitting (stacks/functions.ts), so
  * each is a chunk of its own that the first request naming the skill loads, instead of every cold start loading all
  * six. The Record type makes a missing or extra skill a type error.
  */

@@ -5,9 +5,9 @@
  *
  * Each action kind's implementation is loaded by a dynamic `import()` from one table (`performers`): it brings its
  * domain (the send path with billing and senders, call placement, routing, the egress guard), and the automation-runs
- * consumer is bundled with splitting (`splitting` in stacks/definitions.ts), so each is a chunk that the first step
- * of its kind loads in an instance, and a cold start loads only the engine (issue 27, tenth pass). The module system
- * keeps a loaded module, so a warm instance's later steps import nothing.
+ * consumer, like every function, is bundled with splitting (stacks/functions.ts), so each is a chunk that the first
+ * step of its kind loads in an instance, and a cold start loads only the engine (issue 27, tenth pass). The module
+ * system keeps a loaded module, so a warm instance's later steps import nothing.
  */
 import { minutesOfDay, type Action } from "#core/automations/definition";
 import type { RunStep, StoredRun } from "#core/automations/runs/model";
