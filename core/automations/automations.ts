@@ -21,8 +21,6 @@ import { publish } from "#core/queue/messages";
 import type { Page, PagingQuery } from "#core/shared/paging";
 import { listResource, toAutomation, type Automation } from "#core/automations/index";
 
-export { automationSummaries as summaries } from "#core/automations/summaries";
-
 /**
  * `automationId`: the id fixed by the request's Idempotency-Key. A retry after the first request died finds the
  * automation it stored (with its trigger index, one transaction) and answers it instead of storing a second.
