@@ -1,7 +1,8 @@
+import { SendMessageBatchCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
 import * as v from "valibot";
 import { config } from "#core/config";
 import { currentCorrelationId } from "#core/observability/index";
-import { sqs, sqsSdk } from "#core/queue/client";
+import { sqs } from "#core/queue/client";
 import { newId, nowIso } from "#core/shared/ids";
 import type { QueueName } from "#stacks/definitions";
 
@@ -122,7 +123,7 @@ export async function publish<TType extends QueueMessageType>(
 ): Promise<Envelope<TType>> {
   const queue = declaration.queue;
   const message = envelope(declaration, organizationId, data, options.id);
-  const [client, { SendMessageCommand }] = await Promise.all([sqs(), sqsSdk()]);
+  const client = await sqs();
   await client.send(
     new SendMessageCommand({
       QueueUrl: config.queueUrl(queue),
@@ -145,7 +146,7 @@ export async function publishAll(messages: { envelope: Envelope; delaySeconds?: 
 }
 
 async function sendBatches(queue: QueueName, messages: { envelope: Envelope; delaySeconds?: number }[]): Promise<void> {
-  const [client, { SendMessageBatchCommand }] = await Promise.all([sqs(), sqsSdk()]);
+  const client = await sqs();
   for (let start = 0; start < messages.length; start += 10) {
     const chunk = messages.slice(start, start + 10);
     const result = await client.send(
