@@ -85,6 +85,23 @@ export const config = {
   },
 };
 
+/**
+ * An AWS SDK client's options: in AWS none (the region and the role's credentials come from the environment); with an
+ * emulator's endpoint (the local stack, the tests), that endpoint, a region and credentials the emulator ignores.
+ */
+export function sdkClientOptions(endpoint: string | undefined): {
+  endpoint?: string;
+  region?: string;
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+} {
+  if (!endpoint) return {};
+  return {
+    endpoint,
+    region: process.env.AWS_REGION ?? "us-east-1",
+    credentials: { accessKeyId: "local", secretAccessKey: "local" },
+  };
+}
+
 function optional(name: string): string | undefined {
   const value = process.env[name];
   return value === undefined || value === "" ? undefined : value;

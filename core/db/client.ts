@@ -1,6 +1,6 @@
 import { DynamoDBClient, GetItemCommand, TransactionConflictException } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { config } from "#core/config";
+import { config, sdkClientOptions } from "#core/config";
 import { countingMiddleware, measuringEnabled } from "#core/observability/call-count";
 
 let documentClient: DynamoDBDocumentClient | undefined;
@@ -8,16 +8,7 @@ let documentClient: DynamoDBDocumentClient | undefined;
 /** One document client per process, created on first use (keeps cold starts lean). */
 export function db(): DynamoDBDocumentClient {
   if (!documentClient) {
-    const endpoint = config.dynamodbEndpoint;
-    const client = new DynamoDBClient(
-      endpoint
-        ? {
-            endpoint,
-            region: process.env.AWS_REGION ?? "us-east-1",
-            credentials: { accessKeyId: "local", secretAccessKey: "local" },
-          }
-        : {},
-    );
+    const client = new DynamoDBClient(sdkClientOptions(config.dynamodbEndpoint));
     // Benchmarks only (npm run bench -- cost): count calls, items and capacity. Nothing is added otherwise.
     if (measuringEnabled())
       client.middlewareStack.add(

@@ -1,5 +1,5 @@
 import { SQSClient } from "@aws-sdk/client-sqs";
-import { config } from "#core/config";
+import { config, sdkClientOptions } from "#core/config";
 import { countingMiddleware, measuringEnabled } from "#core/observability/call-count";
 
 // The SQS SDK is imported statically, so it is loaded at a function's cold start, only in the functions that can
@@ -14,16 +14,7 @@ export function sqs(): Promise<SQSClient> {
 }
 
 function newClient(): SQSClient {
-  const endpoint = config.sqsEndpoint;
-  const client = new SQSClient(
-    endpoint
-      ? {
-          endpoint,
-          region: process.env.AWS_REGION ?? "us-east-1",
-          credentials: { accessKeyId: "local", secretAccessKey: "local" },
-        }
-      : {},
-  );
+  const client = new SQSClient(sdkClientOptions(config.sqsEndpoint));
   if (measuringEnabled())
     client.middlewareStack.add(countingMiddleware("sqs"), { step: "initialize", name: "countCalls" });
   return client;
