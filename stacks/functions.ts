@@ -125,8 +125,8 @@ export function withDefaults(args: sst.aws.FunctionArgs, publicBaseUrl: $util.In
   // property is set: stated here so deployed bundles are the ones `npm run bench -- bundles` measures. The plugins
   // bundle the role's credentials from the environment in place of the SDK's whole chain (stacks/bundle-plugins.mjs);
   // `sst dev` runs functions on the developer's machine, so it keeps the chain.
-  // Code splitting (SST's `nodejs.splitting`) for every function: what a handler loads by dynamic `import()` (the SQS
-  // client, aws-jwt-verify, an automation action, an A2A skill, the SDK's own event streams) becomes a chunk loaded
+  // Code splitting (SST's `nodejs.splitting`) for every function of the manifest: what a handler loads by dynamic
+  // `import()` (aws-jwt-verify, an automation action, an A2A skill, the SDK's own event streams) becomes a chunk loaded
   // on first use. Without it esbuild inlines each `import()` and turns that module and all it imports, most of
   // @smithy/core among them, into lazily initialised closures: compiled at every cold start, and slower to start than
   // the same code hoisted (docs/decisions.md, seventeenth pass). SST then bundles into a directory (entry

@@ -15,7 +15,7 @@ const localFile = new URL("../../docs/webhook-event-types.json", import.meta.url
 
 export type WebhookEventTypes = ReturnType<typeof webhookCatalogueEntries>;
 
-export const webhookEventTypes = onceRead(
+export const webhookCatalogueDocument = onceRead(
   async () =>
     JSON.parse(await packagedFile(webhookEventTypesFile, () => fileURLToPath(localFile))) as WebhookEventTypes,
 );

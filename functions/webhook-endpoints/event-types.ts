@@ -1,5 +1,5 @@
 import { endpoint } from "#core/http/endpoint";
 import { listWebhookEventTypes } from "#core/http/operations/webhook-endpoints";
-import { webhookEventTypes } from "#core/webhooks/event-types-file";
+import { webhookCatalogueDocument } from "#core/webhooks/event-types-file";
 
-export const handler = endpoint(listWebhookEventTypes, () => webhookEventTypes());
+export const handler = endpoint(listWebhookEventTypes, () => webhookCatalogueDocument());

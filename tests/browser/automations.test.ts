@@ -236,7 +236,7 @@ describe("automations from the dashboard", () => {
       fields.focus();
       fields.value = "metadata.product = auto";
       fields.dispatchEvent(new Event("input", { bubbles: true }));
-      // Past the next frame: Preact runs effects after it, or after 100 ms where no frame comes.
+      // Past the next frame: Preact runs effects after it, or after a short timeout (35 ms) where no frame comes.
       await new Promise((painted) => setTimeout(painted, 150));
       // Leaving the input, as the browser reports it after a person's edit (a script's edit gets no change event).
       fields.dispatchEvent(new Event("change", { bubbles: true }));
