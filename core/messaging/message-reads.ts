@@ -5,7 +5,7 @@ import { queryPages } from "#core/db/query";
 import { NotFoundError } from "#core/errors";
 import * as Conversations from "#core/messaging/conversations";
 import type { Message } from "#core/messaging/model";
-import { readMessage } from "#core/messaging/store";
+import { messageRead, readMessage } from "#core/messaging/store";
 import { mayRead } from "#core/routing/visibility";
 
 /**
@@ -16,6 +16,9 @@ import { mayRead } from "#core/routing/visibility";
 
 /** A message of the organization, read consistently; undefined when absent (`Messages.find`). */
 export const findMessage = readMessage;
+
+/** `findMessage`'s read, for a batch with other reads (`readTogether`): an automation step reads its message with its lead. */
+export const findMessageRead = messageRead;
 
 /** A message the caller may read (an agent held to their own leads: theirs, or of a conversation theirs now); else 404. */
 export async function messageFromId(actor: Actor, messageId: string): Promise<Message> {

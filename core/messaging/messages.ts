@@ -1,7 +1,5 @@
-import { combinedRead, getItems, nothingToRead, queryEntries, readTogether, type PlannedRead } from "#core/db/items";
+import { getItems, queryEntries, readTogether, type PlannedRead } from "#core/db/items";
 import type { TransactItem } from "#core/db/transact";
-import type { WalletParts } from "#core/billing/index";
-import * as LeadReads from "#core/leads/reads";
 import { toLead } from "#core/leads/reads";
 import { SendMessageSchema } from "#core/messaging/model";
 import { domainOperation } from "#core/shared/operation";
@@ -10,7 +8,7 @@ import "#core/messaging/queue";
 import { actorId, type Actor } from "#core/auth/actor";
 import { MessageEntity } from "#core/db/entities/messaging";
 import { ConflictError, ForbiddenError, ValidationError } from "#core/errors";
-import { assertCanSend, walletRead } from "#core/messaging/billing-seam";
+import { assertCanSend } from "#core/messaging/billing-seam";
 import * as MessageLifecycle from "#core/messaging/lifecycle";
 import { DISPATCH_GRACE_MS } from "#core/messaging/lifecycle";
 import * as Contacts from "#core/messaging/contacts";
@@ -18,7 +16,6 @@ import { consentBasisForContact } from "#core/leads/consent";
 import { initiatorOf, type ConsentBasis } from "#core/consent/basis";
 import * as Conversations from "#core/messaging/conversations";
 import { type Conversation } from "#core/messaging/conversations";
-import { storedSettingsItem } from "#core/messaging/settings-item";
 import type { Lead } from "#core/leads/schemas";
 import type { Message, SendMessageRequest } from "#core/messaging/model";
 import * as PhoneNumbers from "#core/messaging/phone-numbers";
@@ -28,6 +25,7 @@ import { countSegments } from "#core/shared/segments";
 import { messageLifecycle } from "#core/shared/status";
 import { messageRead, readMessage, dueShards } from "#core/messaging/store";
 import { messageFromId } from "#core/messaging/message-reads";
+import { firstRead, type PreparedSend } from "#core/messaging/send-read";
 import { publish } from "#core/queue/messages";
 import { newId, nowIso } from "#core/shared/ids";
 
@@ -61,42 +59,8 @@ interface SendOptions {
   prepared?: PreparedSend;
 }
 
-/**
- * What a send reads first, in one consistent BatchGetItem: the lead's item (unless the caller has the lead), the
- * wallet and its shards, the number's conversation pointer, the conversation this instance last sent to for the
- * recipient (a hint), the caller's own read, and the messaging settings (unless this instance holds them warm).
- */
-type FirstRead = [
-  Record<string, unknown> | undefined,
-  WalletParts | undefined,
-  string | undefined,
-  Conversation | undefined,
-  void,
-  void,
-];
-
-function firstRead(
-  organizationId: string,
-  planned: { leadId?: string | undefined; phone?: string | undefined; recipient: string; alsoRead?: PlannedRead<void> },
-): PlannedRead<FirstRead> {
-  const hinted = Conversations.hint(organizationId, planned.recipient);
-  return combinedRead<FirstRead>([
-    planned.leadId ? LeadReads.itemRead(organizationId, planned.leadId) : nothingToRead,
-    walletRead(organizationId),
-    planned.phone ? Conversations.idReadByPhone(organizationId, planned.phone) : nothingToRead,
-    hinted ? Conversations.readById(organizationId, hinted) : nothingToRead,
-    planned.alsoRead ?? nothingToRead,
-    // The messaging settings (whether senders must be registered), read here unless this instance holds them warm.
-    storedSettingsItem.readWith(organizationId),
-  ]);
-}
-
-/** A send's first read for a lead at `phone`, made by a caller beside its own read of that lead (`sendRead`). */
-export interface PreparedSend {
-  leadId: string;
-  phone: string;
-  items: FirstRead;
-}
+/** A send's first read, planned by a caller beside its own read of the lead (core/messaging/send-read.ts). */
+export { sendRead, type PreparedSend } from "#core/messaging/send-read";
 
 /** Outbound and inbound SMS/MMS of the organization. */
 
@@ -105,17 +69,6 @@ export { readMessage as find };
 
 /** `find`'s read, for a batch with other reads (`readTogether`). */
 export { messageRead as findRead };
-
-/**
- * The first read of a send to the lead `leadId` at `phone` (its wallet, the number's conversation pointer, the
- * settings), for a caller to batch with its own consistent read of that lead (an automation step, issue 27); its
- * result goes to `send` as `prepared`, which uses it only if the lead it is given still has `phone` (else `send`
- * reads them again for the number it has).
- */
-export function sendRead(organizationId: string, leadId: string, phone: string): PlannedRead<PreparedSend> {
-  const read = firstRead(organizationId, { phone, recipient: leadId });
-  return { keys: read.keys, from: (items) => ({ leadId, phone, items: read.from(items) }) };
-}
 
 /** The shards of the due-message index (operator diagnostics count what waits in them). */
 export { dueShards };

@@ -3,7 +3,7 @@ import { PhoneNumberEntity, PhoneNumberLaneEntity } from "#core/db/entities/phon
 import { computed, where, type Condition } from "#core/db/expression";
 import { conditionally, table } from "#core/db/items";
 import * as Conversations from "#core/messaging/conversations";
-import { DISPATCH_GRACE_MS } from "#core/messaging/messages";
+import { DISPATCH_GRACE_MS } from "#core/messaging/lifecycle";
 import type { Message } from "#core/messaging/model";
 import { MessageSend } from "#core/messaging/queue";
 import { changeMessage } from "#core/messaging/store";
@@ -11,6 +11,7 @@ import type { ProviderError } from "#core/providers/port";
 import { maxDelaySeconds, publish } from "#core/queue/messages";
 import type { SenderSelectionReason } from "#core/shared/enums";
 import { parsePhone } from "#core/shared/phone";
+import { pacingOf } from "#core/messaging/phone-numbers";
 
 /**
  * Per-number pacing of outbound SMS: each sender number hands the carrier at
@@ -272,14 +273,6 @@ function marginOf(windows: SendWindows): number {
 /** Milliseconds between two of this number's send slots: one window (the number's interval, 1/MPS, rounded down). */
 export function sendInterval(number: Pick<PacedNumber, "phoneNumber" | "messagesPerSecond">): number {
   return Math.max(1, Math.floor(windowMs(windowsOf(number))));
-}
-
-/** The pacing attributes of a phone-number item (read with the number, by sender choice). */
-export function pacingOf(item: Record<string, unknown>): Pick<PacedNumber, "messagesPerSecond" | "paceNextAt"> {
-  return {
-    messagesPerSecond: typeof item.messagesPerSecond === "number" ? item.messagesPerSecond : null,
-    paceNextAt: typeof item.paceNextAt === "number" ? item.paceNextAt : 0,
-  };
 }
 
 /**

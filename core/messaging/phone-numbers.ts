@@ -8,7 +8,7 @@ import type { Actor } from "#core/auth/actor";
 
 /** A valid phone number in any common form, normalised to E.164. */
 import { PhoneNumberSchema, type PhoneNumber } from "#core/messaging/phone-number-schema";
-import { pacingOf } from "#core/messaging/pacing";
+import type { PacedNumber } from "#core/messaging/pacing";
 
 export const capabilities = ["sms", "mms", "voice"] as const;
 export type Capability = (typeof capabilities)[number];
@@ -193,5 +193,13 @@ export function toPhoneNumber(item: Record<string, unknown>): PhoneNumber {
     paused: (item.paused as PhoneNumber["paused"] | undefined) ?? null,
     messagesPerSecond: pacingOf(item).messagesPerSecond,
     assignedUserId: (item.assignedUserId as string | null | undefined) ?? null,
+  };
+}
+
+/** The pacing attributes of a phone-number item (read with the number, by sender choice). */
+export function pacingOf(item: Record<string, unknown>): Pick<PacedNumber, "messagesPerSecond" | "paceNextAt"> {
+  return {
+    messagesPerSecond: typeof item.messagesPerSecond === "number" ? item.messagesPerSecond : null,
+    paceNextAt: typeof item.paceNextAt === "number" ? item.paceNextAt : 0,
   };
 }

@@ -9,12 +9,13 @@
  * step of its kind loads in an instance, and a cold start loads only the engine (issue 27, tenth pass). The module
  * system keeps a loaded module, so a warm instance's later steps import nothing.
  */
-import { minutesOfDay, type Action } from "#core/automations/definition";
+import type { Action } from "#core/automations/definition";
+import { minutesOfDay } from "#core/automations/definition/time";
 import type { RunStep, StoredRun } from "#core/automations/runs/model";
 import type { LeadConsentState } from "#core/consent/index";
 import { DomainError } from "#core/errors";
 import type { Lead } from "#core/leads/schemas";
-import type { PreparedSend } from "#core/messaging/messages";
+import type { PreparedSend } from "#core/messaging/send-read";
 import type { Message } from "#core/messaging/model";
 import { instantOfWallTime, wallTimeAt } from "#core/messaging/quiet-hours";
 
@@ -36,7 +37,7 @@ export interface ActionContext {
   message?: { found: Message | undefined };
   /** The lead's consent state from the step's own read of the lead (else a send reads it). */
   consent?: LeadConsentState;
-  /** A send's first read, made with the step's read of the lead (`Messages.sendRead`). */
+  /** A send's first read, made with the step's read of the lead (`sendRead`, core/messaging/send-read.ts). */
   prepared?: PreparedSend;
   /**
    * Set when the step did not read its lead (a send looked at again: its message exists, and observing it needs no

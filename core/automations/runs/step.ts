@@ -20,8 +20,8 @@ import { isFinal, runWithAutomationRead, StaleRunError, Versions } from "#core/a
 import type { LeadConsentState } from "#core/consent/index";
 import { nothingToRead, readAlone, readTogether, type PlannedRead } from "#core/db/items";
 import { consentStateOf } from "#core/leads/consent";
-import * as Messages from "#core/messaging/messages";
-import type { PreparedSend } from "#core/messaging/messages";
+import { findMessageRead } from "#core/messaging/message-reads";
+import { sendRead, type PreparedSend } from "#core/messaging/send-read";
 import type { Message } from "#core/messaging/model";
 import * as LeadReads from "#core/leads/reads";
 import { toLead } from "#core/leads/reads";
@@ -50,7 +50,7 @@ export async function runStep(
   const [{ run: current, automation }, leadItem, messageSeen] = await readTogether([
     runWithAutomationRead(organizationId, data.automationId, data.runId),
     data.leadId ? LeadReads.itemRead(organizationId, data.leadId) : nothingToRead,
-    data.messageId ? Messages.findRead(organizationId, data.messageId) : nothingToRead,
+    data.messageId ? findMessageRead(organizationId, data.messageId) : nothingToRead,
   ]);
   if (!current || isFinal(current) || current.cursorSeq !== data.seq || current.cursorAttempt !== data.attempt) return;
   const now = Date.now();
@@ -215,7 +215,7 @@ function sendReadOf(
 ): PlannedRead<PreparedSend> | undefined {
   const phone = lead.contact.phone?.number;
   const sends = action?.type === "SendSms" || action?.type === "SendMms";
-  return sends && phone ? Messages.sendRead(run.organizationId, lead.id, phone) : undefined;
+  return sends && phone ? sendRead(run.organizationId, lead.id, phone) : undefined;
 }
 
 /** Whether any connection leaves the node (else the run ends there, and routing reads nothing). */

@@ -7,7 +7,7 @@
 import { logger } from "#core/observability/index";
 import { AutomationScheduled } from "#core/automations/runs/queue";
 import "#core/automations/runs/queue";
-import * as Messages from "#core/messaging/messages";
+import { findMessage } from "#core/messaging/message-reads";
 import type { ScheduleSettings, Trigger, TriggerType } from "#core/automations/definition";
 import * as Engine from "#core/automations/runs/engine";
 import { type TriggerEvent } from "#core/automations/runs/engine";
@@ -22,7 +22,6 @@ import { audienceLeadIds } from "#core/leads/audience";
 import { envelope, publishAll, type Envelope, type MessageData, type QueueMessages } from "#core/queue/messages";
 import "#core/calls/queue";
 import "#core/messaging/queue";
-import "#core/leads/index";
 import { toLead } from "#core/leads/reads";
 
 /**
@@ -158,7 +157,7 @@ export const triggerHandlers = {
   "message.failed": async (message: Envelope<"message.failed">) => {
     const data = message.data;
     const status = data.status === "Undelivered" ? "Undeliverable" : data.status;
-    const stored = await Messages.find(message.organizationId, data.messageId);
+    const stored = await findMessage(message.organizationId, data.messageId);
     await fanOut(
       message.organizationId,
       "MessageFailed",
