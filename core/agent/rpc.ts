@@ -1,5 +1,5 @@
 import { AgentCard, Extensions, TaskState, type CancelTaskRequest, type Task } from "@a2a-js/sdk";
-import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
+import type { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
 import { A2A_ERROR_CODE, TaskNotCancelableError } from "@a2a-js/sdk/errors";
 import {
   DefaultExecutionEventBusManager,
@@ -73,7 +73,9 @@ const legacyStreamingMethods = new Set(["message/stream", "tasks/resubscribe"]);
 const methodsWithoutParams = new Set(["agent/getAuthenticatedExtendedCard", "GetExtendedAgentCard"]);
 const supportedVersions = new Set(["0.3", "1.0"]);
 
-let transports: { v1: JsonRpcTransportHandler; legacy: LegacyJsonRpcTransportHandler } | undefined;
+let requestHandler: LeadAgentRequestHandler | undefined;
+let v1Transport: JsonRpcTransportHandler | undefined;
+let legacyTransport: LegacyJsonRpcTransportHandler | undefined;
 
 /**
  * The SDK's handler, except that canceling a task that is already canceled is TaskNotCancelableError (-32002), as
@@ -104,16 +106,16 @@ class LeadAgentRequestHandler extends DefaultRequestHandler {
   }
 }
 
-/** Built once per container: the SDK handler is stateless per request (the caller travels in the call context). */
-function sdkTransports() {
-  if (!transports) {
-    const requestHandler = new LeadAgentRequestHandler(new DynamoTaskStore());
-    transports = {
-      v1: new JsonRpcTransportHandler(requestHandler),
-      legacy: new LegacyJsonRpcTransportHandler(requestHandler),
-    };
-  }
-  return transports;
+/**
+ * The SDK's transport for the request's protocol version, built once per container over one request handler (stateless
+ * per request: the caller travels in the call context). The 0.3 transport is loaded on the first 0.3 call: a client of
+ * A2A 1.0 never pays for its ~28 KB at a cold start.
+ */
+async function sdkTransport(legacy: boolean): Promise<JsonRpcTransportHandler | LegacyJsonRpcTransportHandler> {
+  requestHandler ??= new LeadAgentRequestHandler(new DynamoTaskStore());
+  if (!legacy) return (v1Transport ??= new JsonRpcTransportHandler(requestHandler));
+  const { LegacyJsonRpcTransportHandler } = await import("@a2a-js/sdk/compat/v0_3/server");
+  return (legacyTransport ??= new LegacyJsonRpcTransportHandler(requestHandler));
 }
 
 const failure = (id: JsonRpcResponse["id"], code: number, message: string): JsonRpcResponse => ({
@@ -194,9 +196,8 @@ export async function handleRpc(actor: Actor, request: RpcRequest): Promise<Json
     ),
     state: new Map<string, unknown>([[STATE_HEADERS_KEY, request.headers]]),
   });
-  const { v1, legacy: legacyTransport } = sdkTransports();
   const call = params ? { ...message, params: params.params } : message;
-  const answer = await (legacy ? legacyTransport : v1).handle(call, context);
+  const answer = await (await sdkTransport(legacy)).handle(call, context);
   if (Symbol.asyncIterator in answer) return collectStream(id, answer as AsyncIterable<JsonRpcResponse>);
   const response = { ...answer, jsonrpc: "2.0" } as JsonRpcResponse;
   return response.error ? refuse(response) : response;

@@ -4,8 +4,7 @@ import { RequestMalformedError } from "@a2a-js/sdk/errors";
 import { table } from "#core/db/items";
 import { actorOf } from "#core/agent/caller";
 import { A2ATaskEntity } from "#core/db/entities/agent";
-import { readBudget } from "#core/db/list";
-import { queryCount } from "#core/db/query";
+import { queryCount, readBudget } from "#core/db/query";
 import { nowIso } from "#core/shared/ids";
 
 /** How long a task stays readable through `tasks/get` (DynamoDB TTL; expired items are ignored before deletion). */
@@ -71,7 +70,7 @@ export class DynamoTaskStore implements TaskStore {
     const cursor = params.pageToken ? cursorOf(params.pageToken) : undefined;
     let startKey: Record<string, unknown> | undefined =
       cursor && A2ATaskEntity.positionOf("byStatusTime", { organizationId, ...cursor });
-    // Bounded like every list (core/db/list.ts readBudget): a filtered page may come back short with a token.
+    // Bounded like every list (core/db/query.ts readBudget): a filtered page may come back short with a token.
     const budget = readBudget(pageSize);
     const items: Record<string, unknown>[] = [];
     let read = 0;

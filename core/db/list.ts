@@ -1,8 +1,7 @@
 import { matches, comparator, compareToCursor, cursorOf, isComparable } from "#core/db/list-compare";
 import { indexOf } from "#core/db/indexes";
 import { TIME_MAX } from "ulid";
-import { config } from "#core/config";
-import { queryCount, queryUpTo, readInOrder, readsOn, shardsOf, type Readable } from "#core/db/query";
+import { queryCount, queryUpTo, readBudget, readInOrder, readsOn, shardsOf, type Readable } from "#core/db/query";
 import type { Position } from "#core/db/merge";
 import { ValidationError } from "#core/errors";
 import { readableItems } from "#core/db/readable";
@@ -159,16 +158,6 @@ export async function listPage<TItem>(
       hasMore && last ? signContinuationToken(binding, cursorOf(resource, normalized.order, last)) : null,
   };
 }
-
-/**
- * Items one list request reads at most, for its page and again for its count
- * (`LIST_SCAN_BUDGET` overrides it; docs/decisions.md): a small multiple of the
- * page size, with a floor so small pages of sparse filters still progress.
- */
-export function readBudget(pageSize: number): number {
-  return config.listScanBudget ?? Math.max(4 * pageSize, minimumReadBudget);
-}
-export const minimumReadBudget = 500;
 
 /** The plan of a query ordered by one field the resource reads in order from a key or index. */
 function orderPlan<TItem>(
@@ -406,3 +395,4 @@ function scanCursor(cursor: unknown): Record<string, unknown> | undefined {
   throw staleCursor();
 }
 export { compareValues } from "#core/db/list-compare";
+export { readBudget } from "#core/db/query";

@@ -1,3 +1,4 @@
+import { config } from "#core/config";
 import { keys } from "#core/db/keys";
 import { materialize, queryEntries, table, type Item, type QueryInput as OneQuery } from "#core/db/items";
 import { indexOf } from "#core/db/indexes";
@@ -249,3 +250,14 @@ export function prefixItems(
 ) {
   return organizationRange(organizationId, prefix, `${prefix}~`, extra);
 }
+
+/**
+ * Items one list request reads at most, for its page and again for its count
+ * (`LIST_SCAN_BUDGET` overrides it; docs/decisions.md): a small multiple of the
+ * page size, with a floor so small pages of sparse filters still progress. Here, not in list.ts, for a reader
+ * bounded like a list without the list machinery (the A2A task store).
+ */
+export function readBudget(pageSize: number): number {
+  return config.listScanBudget ?? Math.max(4 * pageSize, minimumReadBudget);
+}
+export const minimumReadBudget = 500;

@@ -8,7 +8,8 @@ import { EventEntity, type StoredEvent } from "#core/db/entities/events";
 import type { EventType } from "#core/events/types";
 import { directions, senderSelectionReasons, timelineTypes, trafficTypes } from "#core/shared/enums";
 import { nowIso, timestamp, wholeNumber } from "#core/shared/ids";
-import { countMetric, currentCorrelationId } from "#core/observability/index";
+import { currentCorrelationId } from "#core/observability/index";
+import { countMetric } from "#core/observability/metrics";
 
 const text = v.nullable(v.string());
 const time = v.nullable(timestamp);

@@ -12,7 +12,8 @@ import type { Lead, LeadWrite } from "#core/leads/schemas";
 import { newId } from "#core/shared/ids";
 import { parsePhone } from "#core/shared/phone";
 import * as Sources from "#core/sources/index";
-import { countMetric, currentCorrelationId } from "#core/observability/index";
+import { currentCorrelationId } from "#core/observability/index";
+import { countMetric } from "#core/observability/metrics";
 import * as LeadReads from "#core/leads/reads";
 
 // The reads, for a caller that also writes (`Leads.find`); one that only reads imports core/leads/reads.

@@ -1,6 +1,7 @@
 import { ScheduleRunEntity } from "#core/db/entities/maintenance";
 import { table } from "#core/db/items";
-import { countMetric, logger, withCorrelationId } from "#core/observability/index";
+import { logger, withCorrelationId } from "#core/observability/index";
+import { countMetric } from "#core/observability/metrics";
 import { newId, nowIso } from "#core/shared/ids";
 
 /** The last run of a schedule, as `admin status` shows it. */

@@ -1,8 +1,8 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { Logger } from "@aws-lambda-powertools/logger";
-import { Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 
-const serviceName = "lead-messaging-api";
+/** The service name every log line and metric carries. */
+export const serviceName = "lead-messaging-api";
 
 /**
  * Structured JSON logs (Powertools Logger): one line per request, per queue
@@ -10,9 +10,6 @@ const serviceName = "lead-messaging-api";
  * belongs to. `POWERTOOLS_LOG_LEVEL` sets the level (tests: WARN).
  */
 export const logger = new Logger({ serviceName });
-
-/** Business metrics as CloudWatch EMF lines (no API calls); `POWERTOOLS_METRICS_DISABLED` silences them. */
-const metrics = new Metrics({ namespace: "LeadMessagingApi", serviceName });
 
 /**
  * The correlation id of the work running now: an HTTP request's id, or the id
@@ -40,17 +37,6 @@ export function withCorrelationParameter(url: string): string {
   return correlationId
     ? `${url}${url.includes("?") ? "&" : "?"}correlationId=${encodeURIComponent(correlationId)}`
     : url;
-}
-
-/**
- * Counts one business occurrence (`LeadsReceived`, `MessagesSent` …) as its own
- * EMF line, flushed at once so a crash cannot lose it. Dimensions stay few and
- * low-cardinality (outcome, reason, code): never an organization or a phone number.
- */
-export function countMetric(name: string, dimensions: Record<string, string> = {}, value = 1): void {
-  const single = metrics.singleMetric();
-  for (const [dimension, dimensionValue] of Object.entries(dimensions)) single.addDimension(dimension, dimensionValue);
-  single.addMetric(name, MetricUnit.Count, value);
 }
 
 /** Query parameter names whose values are secrets, compared after percent-decoding and lower-casing. */

@@ -38,19 +38,19 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A 0.3 `message/send` naming a skill with structured input, as the event API Gateway hands the function. */
 function skillCall(token: string, skill: string, input: Record<string, unknown>) {
-  const body = JSON.stringify({
-    jsonrpc: "2.0",
-    id: skill,
-    method: "message/send",
-    params: {
-      message: {
-        kind: "message",
-        role: "user",
-        messageId: randomUUID(),
-        parts: [{ kind: "data", data: { skill, input } }],
-      },
+  return rpcCall(token, skill, "message/send", {
+    message: {
+      kind: "message",
+      role: "user",
+      messageId: randomUUID(),
+      parts: [{ kind: "data", data: { skill, input } }],
     },
   });
+}
+
+/** One JSON-RPC call, as the event API Gateway hands the function. */
+function rpcCall(token: string, id: string, method: string, params: Record<string, unknown>) {
+  const body = JSON.stringify({ jsonrpc: "2.0", id, method, params });
   const headers = { host: "127.0.0.1", "content-type": "application/json", authorization: `Bearer ${token}` };
   return toApiGatewayEvent(
     {
@@ -67,13 +67,18 @@ function skillCall(token: string, skill: string, input: Record<string, unknown>)
 }
 
 describe("the /a2a function as deployed with splitting", () => {
-  it("runs every skill from its own chunk when the built entry is imported by plain Node", async () => {
+  it("answers 1.0 from the entry and every skill from its own chunk through the 0.3 transport loaded on first use, imported by plain Node", async () => {
     const { handler } = a2aRoutes.agentRpc;
     const entry = resolve(dir, `${handler.replace(/\.handler$/, "")}.mjs`);
     const built = await bundle(resolve(`${handler.replace(/\.handler$/, "")}.ts`), entry, { splitting: true });
     // No skill is in what a cold start loads: each is a chunk of its own beside the entry.
     const skillModules = agentSkills.map(({ id }) => `core/agent/skills/${id}.ts`);
     expect(skillModules.filter((module) => module in built.coldInputs)).toEqual([]);
+    // Nor the SDK's A2A 0.3 transport (its first 0.3 call loads it), nor Powertools Metrics (no cold path counts one).
+    const coldPackages = Object.keys(built.coldInputs).filter(
+      (input) => input.includes("/@a2a-js/sdk/dist/compat/") || input.includes("/@aws-lambda-powertools/metrics/"),
+    );
+    expect(coldPackages).toEqual([]);
     expect(readdirSync(dirname(entry)).filter((file) => file.endsWith(".mjs")).length).toBeGreaterThan(
       agentSkills.length,
     );
@@ -88,13 +93,25 @@ describe("the /a2a function as deployed with splitting", () => {
       "send-message": { leadId: unknownLead, body: "Hi" },
       "automation-health": {},
     };
-    const events = agentSkills.map(({ id }) => skillCall(org.ownerToken, id, inputs[id]!));
+    // A 1.0 call first (the process has loaded no 0.3 transport yet), then every skill through 0.3.
+    const events = [
+      rpcCall(org.ownerToken, "list", "ListTasks", {}),
+      ...agentSkills.map(({ id }) => skillCall(org.ownerToken, id, inputs[id]!)),
+    ];
     const output = execFileSync(process.execPath, ["--input-type=module", "-e", invoker], {
       input: JSON.stringify(events),
       env: { ...process.env, ...inject("stackEnv"), SPLIT_ENTRY: entry, NODE_OPTIONS: "" },
       encoding: "utf8",
     });
-    const answers = JSON.parse(output.trim().split("\n").at(-1)!) as { statusCode: number; body: string }[];
+    const [listed, ...answers] = JSON.parse(output.trim().split("\n").at(-1)!) as {
+      statusCode: number;
+      body: string;
+    }[];
+    expect(JSON.parse(listed!.body)).toEqual({
+      jsonrpc: "2.0",
+      id: "list",
+      result: expect.objectContaining({ tasks: [] }),
+    });
     const outcomes = answers.map((answer) => {
       const task = JSON.parse(answer.body).result;
       const error = task.status.message?.parts?.find((part: { kind: string }) => part.kind === "data")?.data?.error;

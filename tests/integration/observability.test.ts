@@ -13,7 +13,8 @@ import { applyStackEnv, newOrganization } from "#tests/helpers/stack";
 process.env.POWERTOOLS_LOG_LEVEL = "INFO";
 process.env.POWERTOOLS_METRICS_DISABLED = "false";
 const { endpoint } = await import("#core/http/endpoint");
-const { countMetric, logger, redactUrl } = await import("#core/observability/index");
+const { logger, redactUrl } = await import("#core/observability/index");
+const { countMetric } = await import("#core/observability/metrics");
 // Loaded already through the helpers' imports, at the test stack's level.
 logger.setLogLevel("INFO");
 
