@@ -9,7 +9,6 @@ import {
   pricesRead,
   pricesToChange,
   walletChange,
-  walletPartsRead,
   walletStatus,
   credit,
   type WalletParts,
@@ -68,12 +67,9 @@ export async function wallet(organizationId: string): Promise<Wallet> {
   return toWallet(organizationId, stored, prices);
 }
 
-/** The wallet's items as a read `readTogether` batches with others' (`POST /messages` reads them with its lead). */
-export { walletPartsRead as walletRead };
-
 /**
  * What a check before spending needs of the wallet (its status, available balance, suspension), without the price
- * list `wallet` adds; `read`: the parts a batched read found (`walletRead`), so only a wallet never opened reads more.
+ * list `wallet` adds; `read`: the parts a batched read found (`walletPartsRead`, core/billing/wallet-read.ts), so only a wallet never opened reads more.
  */
 export async function standing(
   organizationId: string,

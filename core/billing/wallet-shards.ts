@@ -10,8 +10,10 @@
 import type { StoredWallet } from "#core/billing/schemas";
 import { drainItems, readWalletParts, refillItems, type WalletParts } from "#core/billing/wallet-store";
 import { transact, TransactionConditionFailed } from "#core/db/transact";
+import { WALLET_SHARDS } from "#core/billing/wallet-read";
 
-export const WALLET_SHARDS = 8;
+// Declared beside the read of the shards (wallet-read.ts), which must not bring this module's writes with it.
+export { WALLET_SHARDS };
 
 /** A chunk moved into a shard covers at least this many holds of the size that asked for it. */
 const CHUNK_HOLDS = 2;

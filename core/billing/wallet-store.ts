@@ -11,7 +11,7 @@ import { PriceListEntity, WalletEntity, WalletShardEntity } from "#core/db/entit
 import { copyFor, storedForChange } from "#core/db/copies";
 import { computed, where, type Condition } from "#core/db/expression";
 import { getItemsAt, oneItem, type PlannedRead } from "#core/db/items";
-import { drainShards, shardsHoldMoney, WALLET_SHARDS } from "#core/billing/wallet-shards";
+import { drainShards, shardsHoldMoney } from "#core/billing/wallet-shards";
 import {
   BALANCE_FLOOR,
   DEFAULT_LOW_BALANCE_THRESHOLD,
@@ -26,6 +26,7 @@ import { ValidationError } from "#core/errors";
 import { nowIso } from "#core/shared/ids";
 import * as Money from "#core/shared/money";
 import { environmentNames } from "#stacks/definitions";
+import { walletPartsRead, type SubBalance, type WalletParts } from "#core/billing/wallet-read";
 
 export const floorUnits = () => toUnits(BALANCE_FLOOR);
 
@@ -243,19 +244,7 @@ function pricesOf(Item: Record<string, unknown> | undefined): PriceList {
 }
 
 // The wallet's sub-balances (core/billing/wallet-shards.ts decides when money moves; these are the reads and writes).
-
-export interface SubBalance {
-  balanceUnits: number;
-  reservedUnits: number;
-  availableUnits: number;
-  modifiedAt?: string;
-}
-
-/** The wallet item (limits, suspension, the unallocated money) and its shards by number. */
-export interface WalletParts {
-  main: StoredWallet;
-  shards: Map<number, SubBalance>;
-}
+export { walletPartsRead, type SubBalance, type WalletParts };
 
 /**
  * Reads the wallet item and every shard by their keys, consistently, in one BatchGetItem (each shard is in a
@@ -264,23 +253,6 @@ export interface WalletParts {
 export async function readWalletParts(organizationId: string): Promise<WalletParts | undefined> {
   const read = walletPartsRead(organizationId);
   return read.from(await getItemsAt(read.keys, { consistent: true }));
-}
-
-/** The wallet item and its shards as a read others may batch with theirs (`readTogether`): undefined when never opened. */
-export function walletPartsRead(organizationId: string): PlannedRead<WalletParts | undefined> {
-  const shardNumbers = Array.from({ length: WALLET_SHARDS }, (_, shard) => shard);
-  return {
-    keys: [
-      WalletEntity.key({ organizationId }),
-      ...shardNumbers.map((shard) => WalletShardEntity.key({ organizationId, shard })),
-    ],
-    from: ([main, ...shardItems]) => {
-      if (!main) return undefined;
-      const shards = new Map<number, SubBalance>();
-      shardItems.forEach((item, shard) => item && shards.set(shard, item as unknown as SubBalance));
-      return { main: main as unknown as StoredWallet, shards };
-    },
-  };
 }
 
 /** What the organization sees: the wallet item's settings with the sums of every item's money. */

@@ -23,13 +23,10 @@ export type BillingDecision =
   /** The message moved on (ended, or claimed by another) before it could be held: this dispatch has nothing to do. */
   | { allowed: false; movedOn: true };
 
-/** The wallet's items as a read the send batches with its others (`readTogether`). */
-export const walletRead = (organizationId: string) => Billing.walletRead(organizationId);
-
 /**
  * `POST /messages` before anything is stored: a suspended or empty wallet is a
  * 402 (WalletRefusedError, a PaymentRequiredError carrying `billingStatus`).
- * `read`: the wallet's items as a batched read found them (`walletRead`).
+ * `read`: the wallet's items as the send's first read found them (core/messaging/send-read.ts).
  */
 export async function assertCanSend(organizationId: string, read?: { parts: WalletParts | undefined }): Promise<void> {
   const wallet = await Billing.standing(organizationId, read);

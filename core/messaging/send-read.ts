@@ -1,7 +1,6 @@
-import type { WalletParts } from "#core/billing/index";
+import { walletPartsRead, type WalletParts } from "#core/billing/wallet-read";
 import { combinedRead, nothingToRead, type PlannedRead } from "#core/db/items";
 import * as LeadReads from "#core/leads/reads";
-import { walletRead } from "#core/messaging/billing-seam";
 import * as Conversations from "#core/messaging/conversations";
 import type { Conversation } from "#core/messaging/conversations";
 import { storedSettingsItem } from "#core/messaging/settings-item";
@@ -33,7 +32,7 @@ export function firstRead(
   const hinted = Conversations.hint(organizationId, planned.recipient);
   return combinedRead<FirstRead>([
     planned.leadId ? LeadReads.itemRead(organizationId, planned.leadId) : nothingToRead,
-    walletRead(organizationId),
+    walletPartsRead(organizationId),
     planned.phone ? Conversations.idReadByPhone(organizationId, planned.phone) : nothingToRead,
     hinted ? Conversations.readById(organizationId, hinted) : nothingToRead,
     planned.alsoRead ?? nothingToRead,

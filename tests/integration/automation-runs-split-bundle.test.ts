@@ -63,6 +63,8 @@ const actionOnly = [
   // The send itself: a step plans its first read from core/messaging/send-read.ts, the send action loads the rest.
   "core/messaging/messages.ts",
   "core/shared/phone.ts",
+  "core/billing/index.ts",
+  "core/billing/wallet-store.ts",
 ];
 
 describe("the automation-runs consumer as deployed with splitting", () => {
