@@ -12,7 +12,6 @@ import { actorId, type Actor } from "#core/auth/actor";
 import { newId, nowIso } from "#core/shared/ids";
 import type { AutomationRequest } from "#core/automations/definition";
 import { listPage } from "#core/db/list";
-import { privateTargetRefusal } from "#core/automations/runs/egress";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "#core/errors";
 import { triggerIndexWrites, versionWrite } from "#core/automations/runs/trigger-index";
 import * as Organizations from "#core/organizations/index";
@@ -165,8 +164,13 @@ async function announceDisabled(organizationId: string, automationId: string): P
   await publish(AutomationDisabled, organizationId, { automationId });
 }
 
-/** Refuses at save time a receiver the run would refuse anyway (private address), so the owner learns it now. */
+/**
+ * Refuses at save time a receiver the run would refuse anyway (private address), so the owner learns it now. The
+ * egress guard (ipaddr.js, ~13 KB) is loaded only for a definition that has an HttpRequest action.
+ */
 async function assertPublicTargets(actions: AutomationRequest["actions"]): Promise<void> {
+  if (!actions.some((action) => action.type === "HttpRequest")) return;
+  const { privateTargetRefusal } = await import("#core/automations/runs/egress");
   const refusals = await Promise.all(
     actions.map(async (action, index) => {
       if (action.type !== "HttpRequest") return undefined;

@@ -121,6 +121,24 @@ describe("what a deployed bundle leaves out and keeps", () => {
     },
   );
 
+  it.each(["create", "update"])(
+    "leaves the egress guard out of the cold start of an automation's %s: a definition with an HttpRequest loads it",
+    async (operation) => {
+      const built = await bundle(
+        resolve(`functions/automations/${operation}.ts`),
+        join(dir, operation, `${operation}.mjs`),
+        {
+          splitting: true,
+        },
+      );
+      const cold = Object.keys(built.coldInputs);
+      expect(cold).toContain("core/automations/automations.ts");
+      expect(cold.filter((input) => /ipaddr\.js|automations\/runs\/egress/.test(input))).toEqual([]);
+      const everywhere = Object.values(built.metafile.outputs).flatMap((output) => Object.keys(output.inputs));
+      expect(everywhere).toContain("core/automations/runs/egress.ts");
+    },
+  );
+
   it("keeps every check of a schema the bundle uses", async () => {
     const entry = `
       import * as v from "valibot";
