@@ -5,7 +5,8 @@ import { seededRandom } from "#local/seeded-random";
 import { backfill, storeEventItems } from "#core/analytics/backfill";
 import { toUnits } from "#core/analytics/counters";
 import { eventItem, toEventRecord, type EventRecord, type EventRecordInput } from "#core/events/index";
-import { measuringEnabled, startMeasuring, stopMeasuring } from "#core/observability/call-count";
+import { startMeasuring, stopMeasuring } from "#core/observability/call-count";
+import { measuringEnabled } from "#core/observability/measuring";
 
 /**
  * `npm run bench -- analytics`: a 365-day `GET /analytics/my` for an organization

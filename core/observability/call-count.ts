@@ -37,8 +37,6 @@ export interface Measurement {
   calls: CallRecord[];
 }
 
-export const measuringEnabled = (): boolean => process.env.MEASURE_CALLS === "1";
-
 const scope = new AsyncLocalStorage<Measurement>();
 /** Calls the counter makes itself (reading an updated item's size) are not the measured code's. */
 const unmeasured = new AsyncLocalStorage<true>();
