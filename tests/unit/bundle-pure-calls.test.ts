@@ -139,6 +139,18 @@ describe("what a deployed bundle leaves out and keeps", () => {
     },
   );
 
+  it.each(["leads/get", "consumers/outbound-messages"])(
+    "leaves the bench's call counting out of the cold start of %s (loaded only when measuring)",
+    async (handler) => {
+      const name = handler.replace("/", "-");
+      const built = await bundle(resolve(`functions/${handler}.ts`), join(dir, name, `${handler.split("/")[1]}.mjs`), {
+        splitting: true,
+      });
+      expect(Object.keys(built.coldInputs)).toContain("core/observability/measuring.ts");
+      expect(Object.keys(built.coldInputs)).not.toContain("core/observability/call-count.ts");
+    },
+  );
+
   it("keeps every check of a schema the bundle uses", async () => {
     const entry = `
       import * as v from "valibot";
