@@ -62,7 +62,7 @@ export const config = {
     const value = Number(optional(environmentNames.rateLimitRequests) ?? 300);
     return Number.isInteger(value) && value > 0 ? value : 300;
   },
-  /** Items one list request may read (page and count each); unset means core/db/list.ts readBudget. */
+  /** Items one list request may read (page and count each); unset means core/db/query.ts readBudget. */
   get listScanBudget(): number | undefined {
     const value = Number(optional(environmentNames.listScanBudget));
     return Number.isInteger(value) && value > 0 ? value : undefined;

@@ -961,7 +961,7 @@ export const environmentNames = {
   selfServiceSignUp: "SELF_SERVICE_SIGN_UP",
   /** Requests per rate-limit partition per 60 s; unset means the spec's 300. */
   rateLimitRequests: "RATE_LIMIT_REQUESTS",
-  /** Items one list request may read (page and count each); unset means max(4 × pageSize, 500) (core/db/list.ts readBudget; tests lower it). */
+  /** Items one list request may read (page and count each); unset means max(4 × pageSize, 500) (core/db/query.ts readBudget; tests lower it). */
   listScanBudget: "LIST_SCAN_BUDGET",
   /** Twilio REST credentials (SST secrets in AWS); unset means no Twilio account is configured. */
   twilioAccountSid: "TWILIO_ACCOUNT_SID",

@@ -11,8 +11,8 @@ import {
   walletChange,
   walletStatus,
   credit,
-  type WalletParts,
 } from "#core/billing/wallet-store";
+import type { WalletParts } from "#core/billing/wallet-read";
 import { gatherShards } from "#core/billing/wallet-shards";
 import { type Wallet, type LedgerEntry, WalletSettingsSchema } from "#core/billing/schemas";
 import { table } from "#core/db/items";
@@ -47,7 +47,7 @@ export {
   commit,
 } from "#core/billing/reservations";
 export { TransactionConditionFailed } from "#core/db/transact";
-export type { WalletParts } from "#core/billing/wallet-store";
+export type { WalletParts } from "#core/billing/wallet-read";
 export * from "#core/billing/prices";
 export * from "#core/billing/schemas";
 export { ListLedgerSchema } from "#core/billing/ledger";
@@ -69,7 +69,8 @@ export async function wallet(organizationId: string): Promise<Wallet> {
 
 /**
  * What a check before spending needs of the wallet (its status, available balance, suspension), without the price
- * list `wallet` adds; `read`: the parts a batched read found (`walletPartsRead`, core/billing/wallet-read.ts), so only a wallet never opened reads more.
+ * list `wallet` adds; `read`: the parts a batched read found (`walletPartsRead`, core/billing/wallet-read.ts), so
+ * only a wallet never opened reads more.
  */
 export async function standing(
   organizationId: string,

@@ -7,7 +7,7 @@ import type { PlannedRead } from "#core/db/items";
  * this read with its others (core/messaging/send-read.ts) in functions that otherwise bundle none of billing's writes.
  */
 
-/** How many sub-balance items a wallet may spread its money over (core/billing/wallet-shards.ts moves it). */
+/** How many sub-balance items a wallet may spread its money over (wallet-shards.ts decides when money moves between them). */
 export const WALLET_SHARDS = 8;
 
 export interface SubBalance {

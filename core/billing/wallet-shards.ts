@@ -8,7 +8,8 @@
  * (the organization's money does not change), so balance = ledger sum and reserved = open holds still hold.
  */
 import type { StoredWallet } from "#core/billing/schemas";
-import { drainItems, readWalletParts, refillItems, type WalletParts } from "#core/billing/wallet-store";
+import type { WalletParts } from "#core/billing/wallet-read";
+import { drainItems, readWalletParts, refillItems } from "#core/billing/wallet-store";
 import { transact, TransactionConditionFailed } from "#core/db/transact";
 import { WALLET_SHARDS } from "#core/billing/wallet-read";
 

@@ -243,8 +243,8 @@ function pricesOf(Item: Record<string, unknown> | undefined): PriceList {
   return { ...DEFAULT_PRICES, ...overrides } as PriceList;
 }
 
-// The wallet's sub-balances (core/billing/wallet-shards.ts decides when money moves; these are the reads and writes).
-export { walletPartsRead, type SubBalance, type WalletParts };
+// The wallet's sub-balances (core/billing/wallet-shards.ts decides when money moves; these are the reads and writes,
+// the read others batch with theirs in wallet-read.ts).
 
 /**
  * Reads the wallet item and every shard by their keys, consistently, in one BatchGetItem (each shard is in a

@@ -1,7 +1,7 @@
 import { DynamoDBClient, GetItemCommand, TransactionConflictException } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { config, sdkClientOptions } from "#core/config";
-import { countingWhenMeasured, measuringEnabled } from "#core/observability/measuring";
+import { lazyCountingMiddleware, measuringEnabled } from "#core/observability/measuring";
 
 let documentClient: DynamoDBDocumentClient | undefined;
 
@@ -12,7 +12,7 @@ export function db(): DynamoDBDocumentClient {
     // Benchmarks only (npm run bench -- cost): count calls, items and capacity. Nothing is added otherwise.
     if (measuringEnabled())
       client.middlewareStack.add(
-        countingWhenMeasured(
+        lazyCountingMiddleware(
           "dynamodb",
           async (TableName, Key) =>
             (await client.send(new GetItemCommand({ TableName, Key, ConsistentRead: true }))).Item,

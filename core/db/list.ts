@@ -395,4 +395,3 @@ function scanCursor(cursor: unknown): Record<string, unknown> | undefined {
   throw staleCursor();
 }
 export { compareValues } from "#core/db/list-compare";
-export { readBudget } from "#core/db/query";

@@ -13,8 +13,10 @@ import type { Message } from "#core/messaging/model";
 import { messageHoldUpdate, storedHoldOnMessage } from "#core/messaging/store";
 
 /**
- * The billing seam of the send pipeline. Messaging calls these functions
- * and nothing else about money; the wallet lives in core/billing.
+ * The billing seam of the send pipeline: the checks before a message spends (`assertCanSend` before it is stored,
+ * `reserveForMessage` before it is dispatched). The wallet lives in core/billing; a message's status change that
+ * moves money goes through core/messaging/lifecycle.ts, and a send's first read takes the wallet's items from
+ * core/billing/wallet-read.ts (core/messaging/send-read.ts).
  */
 
 export type BillingDecision =

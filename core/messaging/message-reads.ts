@@ -17,7 +17,7 @@ import { mayRead } from "#core/routing/visibility";
 /** A message of the organization, read consistently; undefined when absent (`Messages.find`). */
 export const findMessage = readMessage;
 
-/** `findMessage`'s read, for a batch with other reads (`readTogether`): an automation step reads its message with its lead. */
+/** `findMessage`'s read, for a batch with other reads (`readTogether`): an automation step reads its message with its run. */
 export const findMessageRead = messageRead;
 
 /** A message the caller may read (an agent held to their own leads: theirs, or of a conversation theirs now); else 404. */

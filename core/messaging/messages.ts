@@ -23,7 +23,7 @@ import { type PhoneNumber } from "#core/messaging/phone-numbers";
 import { assertRegisteredSender, registrationRequired } from "#core/messaging/sender-registration";
 import { countSegments } from "#core/shared/segments";
 import { messageLifecycle } from "#core/shared/status";
-import { messageRead, readMessage, dueShards } from "#core/messaging/store";
+import { readMessage, dueShards } from "#core/messaging/store";
 import { messageFromId } from "#core/messaging/message-reads";
 import { firstRead, type PreparedSend } from "#core/messaging/send-read";
 import { publish } from "#core/queue/messages";
@@ -31,9 +31,6 @@ import { newId, nowIso } from "#core/shared/ids";
 
 /** The furthest ahead a message may be scheduled: a campaign's follow-ups, not a reminder for next year. */
 export const MAX_SCHEDULE_AHEAD_DAYS = 30;
-
-/** Re-exported for the pacing hook, which sets a waiting message's due entry like the pipeline does. */
-export { DISPATCH_GRACE_MS } from "#core/messaging/lifecycle";
 
 interface SendOptions {
   beforeWriting?: () => Promise<void>;
@@ -59,16 +56,10 @@ interface SendOptions {
   prepared?: PreparedSend;
 }
 
-/** A send's first read, planned by a caller beside its own read of the lead (core/messaging/send-read.ts). */
-export { sendRead, type PreparedSend } from "#core/messaging/send-read";
-
 /** Outbound and inbound SMS/MMS of the organization. */
 
 /** A message of the organization, read consistently; undefined when absent. */
 export { readMessage as find };
-
-/** `find`'s read, for a batch with other reads (`readTogether`). */
-export { messageRead as findRead };
 
 /** The shards of the due-message index (operator diagnostics count what waits in them). */
 export { dueShards };

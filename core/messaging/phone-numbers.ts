@@ -196,7 +196,10 @@ export function toPhoneNumber(item: Record<string, unknown>): PhoneNumber {
   };
 }
 
-/** The pacing attributes of a phone-number item (read with the number, by sender choice). */
+/**
+ * The pacing attributes of a phone-number item (read with the number, by sender choice). Here rather than in pacing.ts,
+ * which imports phone parsing and the message lifecycle: reading a number must not bring the sending machinery.
+ */
 export function pacingOf(item: Record<string, unknown>): Pick<PacedNumber, "messagesPerSecond" | "paceNextAt"> {
   return {
     messagesPerSecond: typeof item.messagesPerSecond === "number" ? item.messagesPerSecond : null,

@@ -7,8 +7,9 @@ import { storedSettingsItem } from "#core/messaging/settings-item";
 
 /**
  * A send's first read, apart from `Messages` (messages.ts), whose send brings the sender's registration check (phone
- * parsing), the lifecycle and the consent rules: the automation step plans this read beside its read of the lead on
- * every step, and loads the send itself only when its action sends (core/automations/runs/actions.ts).
+ * parsing), the lifecycle and the consent rules. The automation step imports this module statically (it plans the
+ * read beside its read of the lead for an inline first step that sends), so the automation-runs consumer's cold start
+ * loads it; the send itself is loaded only when an action sends (core/automations/runs/actions.ts).
  */
 
 /**
@@ -25,6 +26,7 @@ export type FirstRead = [
   void,
 ];
 
+/** The read `Messages.send` makes first (`planned.recipient` picks the conversation hint), or a caller ahead of it. */
 export function firstRead(
   organizationId: string,
   planned: { leadId?: string | undefined; phone?: string | undefined; recipient: string; alsoRead?: PlannedRead<void> },

@@ -1,6 +1,6 @@
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { config, sdkClientOptions } from "#core/config";
-import { countingWhenMeasured, measuringEnabled } from "#core/observability/measuring";
+import { lazyCountingMiddleware, measuringEnabled } from "#core/observability/measuring";
 
 // The SQS SDK is imported statically, so it is loaded at a function's cold start, only in the functions that can
 // publish (tree shaking leaves it out of the others). Loaded on first use instead, a function that publishes on
@@ -16,6 +16,6 @@ export function sqs(): Promise<SQSClient> {
 function newClient(): SQSClient {
   const client = new SQSClient(sdkClientOptions(config.sqsEndpoint));
   if (measuringEnabled())
-    client.middlewareStack.add(countingWhenMeasured("sqs"), { step: "initialize", name: "countCalls" });
+    client.middlewareStack.add(lazyCountingMiddleware("sqs"), { step: "initialize", name: "countCalls" });
   return client;
 }

@@ -12,10 +12,10 @@ import { newOrganization } from "#tests/helpers/stack";
 
 /**
  * Every function is deployed with splitting (stacks/functions.ts): in `/a2a`, each skill is a chunk its first call
- * loads. This builds the handler as SST's build does for `nodejs.splitting` (the bench's `bundle`: SST's esbuild
- * options, an output directory, `.mjs` chunks beside the entry) and runs the built entry in a fresh Node process
- * against the test stack, one call per skill, so a chunk missing, misnamed or failing to load in plain Node fails
- * here, not in Lambda.
+ * loads, and so is the SDK's A2A 0.3 transport. This builds the handler as SST's build does for `nodejs.splitting`
+ * (the bench's `bundle`: SST's esbuild options, an output directory, `.mjs` chunks beside the entry) and runs the
+ * built entry in a fresh Node process against the test stack: a 1.0 call first (no 0.3 transport loaded yet), then
+ * one 0.3 call per skill, so a chunk missing, misnamed or failing to load in plain Node fails here, not in Lambda.
  */
 
 /** Imports the built entry as Lambda's Node runtime would, answers each event of stdin's list, prints the answers. */

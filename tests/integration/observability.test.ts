@@ -9,7 +9,10 @@ import { apiEvent, lambdaContext } from "#tests/helpers/events";
 import { addNumber, randomNumber, send, waitForMessage } from "#tests/helpers/messaging";
 import { applyStackEnv, newOrganization } from "#tests/helpers/stack";
 
-/** The test stack writes only warnings; this file turns info logs and EMF metrics on before loading them. */
+/**
+ * The test stack writes only warnings; this file turns info logs and EMF metrics on before loading the logger (the
+ * metrics module may be loaded already, through the helpers: Powertools reads the switch at each metric).
+ */
 process.env.POWERTOOLS_LOG_LEVEL = "INFO";
 process.env.POWERTOOLS_METRICS_DISABLED = "false";
 const { endpoint } = await import("#core/http/endpoint");

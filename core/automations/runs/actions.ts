@@ -10,6 +10,7 @@
  * system keeps a loaded module, so a warm instance's later steps import nothing.
  */
 import type { Action } from "#core/automations/definition";
+// From its own module: the definition's barrel would bring its schemas (and libphonenumber) into the consumer's cold start.
 import { minutesOfDay } from "#core/automations/definition/time";
 import type { RunStep, StoredRun } from "#core/automations/runs/model";
 import type { LeadConsentState } from "#core/consent/index";
