@@ -8,10 +8,9 @@
  * (the organization's money does not change), so balance = ledger sum and reserved = open holds still hold.
  */
 import type { StoredWallet } from "#core/billing/schemas";
-import type { WalletParts } from "#core/billing/wallet-read";
+import { WALLET_SHARDS, type WalletParts } from "#core/billing/wallet-read";
 import { drainItems, readWalletParts, refillItems } from "#core/billing/wallet-store";
 import { transact, TransactionConditionFailed } from "#core/db/transact";
-import { WALLET_SHARDS } from "#core/billing/wallet-read";
 
 // Declared beside the read of the shards (wallet-read.ts), which must not bring this module's writes with it.
 export { WALLET_SHARDS };

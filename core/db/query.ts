@@ -252,10 +252,9 @@ export function prefixItems(
 }
 
 /**
- * Items one list request reads at most, for its page and again for its count
- * (`LIST_SCAN_BUDGET` overrides it; docs/decisions.md): a small multiple of the
- * page size, with a floor so small pages of sparse filters still progress. Here, not in list.ts, for a reader
- * bounded like a list without the list machinery (the A2A task store).
+ * Items one list request reads at most, for its page and again for its count (`LIST_SCAN_BUDGET` overrides it;
+ * docs/decisions.md): a small multiple of the page size, with a floor so small pages of sparse filters still
+ * progress. Here, not in list.ts, for a reader bounded like a list without the list machinery (the A2A task store).
  */
 export function readBudget(pageSize: number): number {
   return config.listScanBudget ?? Math.max(4 * pageSize, minimumReadBudget);
